@@ -1,0 +1,403 @@
+"""Submissions as text, in both directions: `format_move` writes, `parse_move` reads.
+
+Like python-chess's `Move.uci()` / `Move.from_uci()`: one canonical spelling
+per submission (`decide 1 alliance C3 H5, 3`, `knight F7, expand G7 G8`), so
+that `parse_move(format_move(x)) == x`; the reader also takes any case, extra
+spaces and a few synonyms, since players type these into emails.
+
+Parsing is about form only: a wall far from anything is read without
+complaint and left to `engine.game` to refuse. Shapes no game could ever
+accept (decision card 4, an expansion of three cells) are refused here, each
+with a `NotationError` that says what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+from engine.board import Cell, Edge, are_adjacent, format_cell, format_edge, make_edge
+from engine.errors import NotationError
+from engine.moves import (
+    POLITICS_CARDS,
+    Accept,
+    Alliance,
+    Bid,
+    BreakOff,
+    Choice,
+    ChoosePile,
+    Decide,
+    EndAlliance,
+    Expand,
+    Knight,
+    Offer,
+    Pass,
+    Place,
+    Politics,
+    Renegade,
+    Submission,
+    Swords,
+    TakeCard,
+    Walls,
+)
+
+_T = TypeVar("_T")
+
+__all__ = [
+    "format_cell",
+    "format_edge",
+    "format_move",
+    "parse_cell",
+    "parse_edge",
+    "parse_move",
+]
+
+# ASCII digits only (str.isdigit() would let "²" through), and not so many that int() refuses.
+_NUMBER = re.compile(r"[0-9]{1,100}")
+_CELL = re.compile(r"([a-z]+)([0-9]{1,100})", re.IGNORECASE)
+_CARD_NAMES = tuple(dict.fromkeys(POLITICS_CARDS))  # each name once, in deck order
+_COMMAND_LIST = (
+    "place, decide, offer, accept, break off, bid, walls, knight, expand, pile, take, pass, "
+    "break alliance"
+)
+
+# --- cells and walls ---------------------------------------------------------------------
+
+
+def parse_cell(text: str) -> Cell:
+    """`F7` is `(5, 6)`; columns run A..Z, AA, AB... as `board.column_name` writes them."""
+    match = _CELL.fullmatch(text.strip())
+    if match is None or int(match[2]) < 1:
+        raise NotationError(
+            f"'{text.strip()}' is not a cell: write a column letter and a row number, like F7"
+        )
+    return _column_index(match[1]), int(match[2]) - 1
+
+
+def _column_index(letters: str) -> int:
+    # Spreadsheet columns are bijective base 26: A=1 .. Z=26, AA=27; the engine counts from 0.
+    index = 0
+    for letter in letters.upper():
+        index = index * 26 + ord(letter) - ord("A") + 1
+    return index - 1
+
+
+def parse_edge(text: str) -> Edge:
+    """`F7/F8` or `F8/F7`: the wall between two cells side by side, in its one spelling."""
+    text = re.sub(r"\s*/\s*", "/", text.strip())
+    halves = text.split("/")
+    if len(halves) != 2 or not all(halves):
+        raise NotationError(
+            f"'{text}' is not a wall: write the two cells it lies between, like F7/F8"
+        )
+    a, b = parse_cell(halves[0]), parse_cell(halves[1])
+    if not are_adjacent(a, b):
+        raise NotationError(f"{text}: a wall lies between two cells side by side, like F7/F8")
+    return make_edge(a, b)
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def format_move(sub: Submission) -> str:
+    """The canonical text of a submission; `parse_move` reads it back to an equal value."""
+    match sub:
+        case Place(castle, knight):
+            return f"place {format_cell(castle)} {format_cell(knight)}"
+        case Decide(choices):
+            return "decide " + ", ".join(_format_choice(c) for c in choices)
+        case Offer(amount):
+            return f"offer {amount}"
+        case Accept():
+            return "accept"
+        case BreakOff():
+            return "break off"
+        case Bid(ducats, treasure):
+            return f"bid {ducats}{_format_treasure(treasure)}"
+        case Walls(walls):
+            return "walls " + " ".join(format_edge(e) for e in walls)
+        case Swords(steps, treasure):
+            return ", ".join(_format_step(s) for s in steps) + _format_treasure(treasure)
+        case ChoosePile(pile):
+            return f"pile {pile}"
+        case TakeCard(card):
+            return f"take {card}"
+        case Pass():
+            return "pass"
+        case EndAlliance(own, other, treasure):
+            cells = f"{format_cell(own)} {format_cell(other)}"
+            return f"break alliance {cells}{_format_treasure(treasure)}"
+    raise TypeError(f"not a submission: {sub!r}")
+
+
+def _format_choice(choice: Choice) -> str:
+    match choice.politics:
+        case Alliance(own, other):
+            return f"{choice.card} alliance {format_cell(own)} {format_cell(other)}"
+        case Renegade(remove, place, treasure):
+            cells = f"{format_cell(remove)} {format_cell(place)}"
+            return f"{choice.card} renegade {cells}{_format_treasure(treasure)}"
+    return str(choice.card)
+
+
+def _format_step(step: Knight | Expand) -> str:
+    if isinstance(step, Knight):
+        return f"knight {format_cell(step.cell)}"
+    cells = " ".join(format_cell(c) for c in step.cells)
+    return f"expand {cells}" + ("" if step.castle is None else f" from {format_cell(step.castle)}")
+
+
+def _format_treasure(treasure: tuple[int, ...]) -> str:
+    return " treasure " + " ".join(map(str, treasure)) if treasure else ""
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+class _Words:
+    """The words of one move, read left to right. Errors quote the whole move and
+    end with `hint`, which each command sets to say what it expects."""
+
+    def __init__(self, text: str) -> None:
+        self.text = " ".join(text.split())
+        # "F7 / F8" is one wall, and a comma is a word of its own even when glued to another.
+        spaced = re.sub(r"\s*/\s*", "/", text).replace(",", " , ")
+        self.words = spaced.split()
+        self.at = 0
+        self.hint = ""
+
+    def peek(self) -> str:
+        """The next word in lower case, or "" at the end: keywords are case-blind."""
+        return self.words[self.at].lower() if self.at < len(self.words) else ""
+
+    def take(self) -> str:
+        if self.at_end():
+            raise self.fail()
+        self.at += 1
+        return self.words[self.at - 1]
+
+    def take_if(self, keyword: str) -> bool:
+        found = self.peek() == keyword
+        self.at += found
+        return found
+
+    def at_end(self) -> bool:
+        return self.at >= len(self.words)
+
+    def rest(self) -> list[str]:
+        words, self.at = self.words[self.at :], len(self.words)
+        return words
+
+    def fail(self, detail: str | None = None) -> NotationError:
+        return NotationError(f"'{self.text}': {detail or self.hint}")
+
+    def number(self) -> int:
+        word = self.take()
+        if not _NUMBER.fullmatch(word):
+            raise self.fail()
+        return int(word)
+
+    def cell(self) -> Cell:
+        return self._quoting(parse_cell, self.take())
+
+    def edge(self) -> Edge:
+        return self._quoting(parse_edge, self.take())
+
+    def _quoting(self, parse: Callable[[str], _T], word: str) -> _T:
+        """Name the whole move too: in a long email one bad cell is hard to find."""
+        try:
+            return parse(word)
+        except NotationError as error:
+            raise self.fail(str(error)) from None
+
+    def done(self, value: Submission) -> Submission:
+        """`value`, if nothing follows it: a stray word may be a typo that changes the move."""
+        if not self.at_end():
+            raise self.fail()
+        return value
+
+
+def parse_move(text: str) -> Submission:
+    """Read one submission; raises `NotationError` saying what was expected."""
+    words = _Words(text)
+    if words.at_end():
+        raise NotationError("an empty move: write a command, like 'decide 2' or 'pass'")
+    command = words.peek()
+    parser = _PARSERS.get(command)
+    if parser is None:
+        raise NotationError(f"unknown command '{words.words[0]}': expected one of {_COMMAND_LIST}")
+    if command not in ("knight", "expand"):  # those words begin the first step of the move
+        words.take()
+    return parser(words)
+
+
+def _parse_place(w: _Words) -> Submission:
+    w.hint = "after 'place' write the castle's cell and then the knight's cell, like 'place C3 D3'"
+    return w.done(Place(w.cell(), w.cell()))
+
+
+def _parse_decide(w: _Words) -> Submission:
+    w.hint = (
+        "after 'decide' write one or two decision cards (1, 2 or 3), each maybe followed by "
+        "an Alliance or Renegade, like 'decide 2', 'decide 1, 3' or 'decide 2 alliance C3 H5'"
+    )
+    choices = [_choice(w)]
+    while not w.at_end():
+        w.take_if(",")  # optional: "decide 1 3" is as clear as "decide 1, 3"
+        choices.append(_choice(w))
+    if len(choices) > 2:
+        raise w.fail("decide with one decision card or two, like 'decide 2' or 'decide 1, 3'")
+    return Decide(tuple(choices))
+
+
+def _choice(w: _Words) -> Choice:
+    card = w.number()
+    if card not in (1, 2, 3):
+        raise w.fail("the decision cards are 1, 2 and 3, like 'decide 2'")
+    politics = _politics(w)
+    if politics is not None and w.peek() in ("alliance", "renegade"):
+        raise w.fail(
+            "a decision card carries at most one Alliance or Renegade, "
+            "like 'decide 1 alliance C3 H5, 3 renegade F7 G7'"
+        )
+    return Choice(card, politics)
+
+
+def _politics(w: _Words) -> Politics | None:
+    if w.take_if("alliance"):
+        return Alliance(w.cell(), w.cell())
+    if w.take_if("renegade"):
+        return Renegade(w.cell(), w.cell(), _treasure(w))
+    return None
+
+
+def _treasure(w: _Words) -> tuple[int, ...]:
+    """An optional `treasure 10 12`: the values of Treasure cards, as many as are written."""
+    if not w.take_if("treasure"):
+        return ()
+    values = []
+    while _NUMBER.fullmatch(w.peek()):
+        values.append(int(w.take()))
+    if not values or 0 in values:
+        raise w.fail(
+            "after 'treasure' write the values of one or more Treasure cards, like 'treasure 10 12'"
+        )
+    return tuple(values)
+
+
+def _parse_offer(w: _Words) -> Submission:
+    w.hint = "after 'offer' write an amount of ducats, like 'offer 3'"
+    return w.done(Offer(w.number()))
+
+
+def _parse_accept(w: _Words) -> Submission:
+    w.hint = "'accept' takes nothing after it"
+    return w.done(Accept())
+
+
+def _parse_break(w: _Words) -> Submission:
+    w.hint = "write 'break off' to end a negotiation, or 'break alliance C3 H5' to end an alliance"
+    if w.take_if("alliance"):
+        return _end_alliance(w)
+    w.take_if("off")  # plain "break" is enough: nothing else could be meant
+    return w.done(BreakOff())
+
+
+def _end_alliance(w: _Words) -> Submission:
+    w.hint = (
+        "after 'break alliance' write your region's castle and the other region's castle, "
+        "like 'break alliance C3 H5' or 'break alliance C3 H5 treasure 10'"
+    )
+    return w.done(EndAlliance(w.cell(), w.cell(), _treasure(w)))
+
+
+def _parse_bid(w: _Words) -> Submission:
+    w.hint = "after 'bid' write an amount of ducats, like 'bid 5' or 'bid 5 treasure 10'"
+    ducats = 0 if w.peek() == "treasure" else w.number()  # "bid treasure 8": cards alone
+    return w.done(Bid(ducats, _treasure(w)))
+
+
+def _parse_walls(w: _Words) -> Submission:
+    w.hint = "after 'walls' write one or more walls, like 'walls F7/F8' or 'walls F7/F8 G7/G8'"
+    walls = [w.edge()]
+    while not w.at_end():
+        w.take_if(",")
+        walls.append(w.edge())
+    return Walls(tuple(walls))
+
+
+def _parse_swords(w: _Words) -> Submission:
+    w.hint = (
+        "write knights and an expansion one after another, then maybe Treasure cards, "
+        "like 'knight F7, knight G7', 'knight F7, expand G7 G8 from C3' or 'knight F7 treasure 10'"
+    )
+    steps = [_step(w)]
+    while not w.at_end() and w.peek() != "treasure":
+        w.take_if(",")  # optional: a newline or the next keyword separates steps as well
+        steps.append(_step(w))
+    treasure = _treasure(w)
+    if not w.at_end():
+        raise w.fail(
+            "Treasure cards come last, after all the steps, like 'knight F7, knight G7 treasure 10'"
+        )
+    return Swords(tuple(steps), treasure)
+
+
+def _step(w: _Words) -> Knight | Expand:
+    if w.take_if("knight"):
+        return Knight(w.cell())
+    if w.take_if("expand"):
+        return _expand(w)
+    raise w.fail()
+
+
+def _expand(w: _Words) -> Expand:
+    cells = []
+    while _CELL.fullmatch(w.peek()):
+        cells.append(w.cell())
+    if not 1 <= len(cells) <= 2:
+        raise w.fail("an expansion takes 1 or 2 cells, like 'expand G7' or 'expand G7 G8 from C3'")
+    return Expand(tuple(cells), w.cell() if w.take_if("from") else None)
+
+
+def _parse_pile(w: _Words) -> Submission:
+    w.hint = f"after '{w.words[0].lower()}' write which pile, 1 or 2, like 'pile 1'"
+    pile = w.number()
+    if pile not in (1, 2):
+        raise w.fail()
+    return w.done(ChoosePile(pile))
+
+
+def _parse_take(w: _Words) -> Submission:
+    names = ", ".join(_CARD_NAMES)
+    w.hint = f"after 'take' write a politics card: one of {names}"
+    card = " ".join(w.rest()).lower()
+    if card not in _CARD_NAMES:
+        raise w.fail(f"unknown card '{card}': write one of {names}" if card else None)
+    return TakeCard(card)
+
+
+def _parse_pass(w: _Words) -> Submission:
+    w.hint = f"'{w.words[0].lower()}' takes nothing after it"
+    return w.done(Pass())
+
+
+_PARSERS: dict[str, Callable[[_Words], Submission]] = {
+    "place": _parse_place,
+    "decide": _parse_decide,
+    "offer": _parse_offer,
+    "accept": _parse_accept,
+    "break": _parse_break,
+    "bid": _parse_bid,
+    "walls": _parse_walls,
+    "wall": _parse_walls,
+    "knight": _parse_swords,
+    "expand": _parse_swords,
+    "pile": _parse_pile,
+    "look": _parse_pile,
+    "take": _parse_take,
+    "pass": _parse_pass,
+    "decline": _parse_pass,
+    "skip": _parse_pass,
+}

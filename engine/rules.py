@@ -1,0 +1,442 @@
+"""What the pieces may do and what it scores (RULES 5, 6, 7).
+
+Every function here either raises `IllegalMove` before changing anything, or
+applies the whole change. Events are appended to `log` as plain dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from engine.board import FOREST, HILL, PLAIN, TOWN, Cell, Edge, format_cell, make_edge
+from engine.errors import IllegalMove
+from engine.position import Area, Position, alliance_key, founding_points
+
+Log = list[dict]
+FOREST_FEE = 5
+ALLIANCE_BREAK_FEE = 10
+MAX_REGIONS_FOR_WALLS = 3
+
+
+def at(cell: Cell) -> str:
+    return format_cell(cell)
+
+
+def describe(pos: Position, cell: Cell) -> str:
+    """`the red knight at F7`: how messages name a piece."""
+    kind, colour = pos.piece_at(cell) or ("cell", "empty")
+    return f"the {colour} {kind} at {at(cell)}"
+
+
+# --- power and money -----------------------------------------------------------
+
+
+def change_power(pos: Position, colour: str, points: int) -> int:
+    """Add (or take) power; never below 0 (RULES 1). Returns the change made."""
+    player = pos.players.get(colour)
+    if player is None or points == 0:
+        return 0
+    before = player.power
+    player.power = max(0, before + points)
+    return player.power - before
+
+
+def area_value(pos: Position, cells: Iterable[Cell]) -> int:
+    """RULES 6: T(cells) + 5 × towns."""
+    cells = list(cells)
+    return founding_points(len(cells)) + 5 * pos.board.count(TOWN, cells)
+
+
+def check_payment(pos: Position, colour: str, amount: int, treasure: Sequence[int]) -> int:
+    """The ducats a payment takes when `treasure` cards pay first, no change (RULES 7.3)."""
+    player = pos.players[colour]
+    held = player.treasure()
+    for value in treasure:
+        if held.count(value) < list(treasure).count(value):
+            raise IllegalMove(f"{colour} holds no Treasure card worth {value}")
+    if treasure and amount == 0:
+        raise IllegalMove("there is nothing to pay, so no Treasure card is needed")
+    if treasure and sum(treasure) - min(treasure) >= amount:
+        raise IllegalMove(f"fewer Treasure cards already pay the {amount} ducats due")
+    ducats = max(0, amount - sum(treasure))
+    if ducats > player.ducats:
+        raise IllegalMove(f"{colour} has {player.ducats} ducats, {ducats} are needed")
+    return ducats
+
+
+def pay(pos: Position, colour: str, amount: int, treasure: Sequence[int], log: Log,
+        reason: str) -> None:
+    """Pay the bank; every payment is public (RULES 1)."""
+    ducats = check_payment(pos, colour, amount, treasure)
+    player = pos.players[colour]
+    player.ducats -= ducats
+    for value in treasure:
+        player.hand.remove(f"treasure {value}")
+    if amount:
+        log.append({"kind": "paid", "player": colour, "amount": amount, "ducats": ducats,
+                    "treasure": list(treasure), "for": reason})
+
+
+# --- founding (RULES 6.1) --------------------------------------------------------
+
+
+def settle(pos: Position, log: Log) -> None:
+    """After walls changed: score every newly enclosed castle, clear walls inside it."""
+    for area in pos.regions():
+        if area.castle in pos.founded:
+            continue
+        pos.founded.add(area.castle)
+        owner = pos.castles[area.castle]
+        points = change_power(pos, owner, area_value(pos, area.cells))
+        log.append({"kind": "founded", "owner": owner, "castle": list(area.castle),
+                    "size": len(area.cells), "towns": pos.board.count(TOWN, area.cells),
+                    "points": points})
+        clear_inner_walls(pos, area.cells)
+
+
+def clear_inner_walls(pos: Position, cells: frozenset[Cell] | set[Cell]) -> None:
+    inner = {e for e in pos.walls if e[0] in cells and e[1] in cells}
+    if inner:
+        pos.walls -= inner
+        pos.wall_supply += len(inner)
+        pos.invalidate_areas()
+
+
+# --- walls (RULES 5.1) -----------------------------------------------------------
+
+
+def wall_problem(pos: Position, colour: str, edge: Edge) -> str | None:
+    """Why `colour` may not place a wall on `edge` now, or None if it may."""
+    a, b = edge
+    if not (pos.board.on_board(a) and pos.board.on_board(b)):
+        return f"{at(a)}/{at(b)} is not on the board"
+    if edge in pos.walls:
+        return f"there is already a wall between {at(a)} and {at(b)}"
+    if pos.wall_supply <= 0:
+        return "the wall supply is empty"
+    if len(pos.regions(colour)) >= MAX_REGIONS_FOR_WALLS:
+        return f"{colour} owns {MAX_REGIONS_FOR_WALLS} regions and may place no more walls"
+    for one, other in ((a, b), (b, a)):
+        if one in pos.knights and pos.piece_at(other) and \
+                pos.piece_at(other)[1] == pos.knights[one]:  # type: ignore[index]
+            return f"a wall may not separate {describe(pos, one)} from {describe(pos, other)}"
+    area = pos.area_at(a)
+    if area.is_region and b in area.cells:
+        return f"{at(a)}/{at(b)} lies inside the {pos.owner(area)} region"
+    return None
+
+
+def place_wall(pos: Position, colour: str, edge: Edge, log: Log) -> None:
+    problem = wall_problem(pos, colour, edge)
+    if problem:
+        raise IllegalMove(problem)
+    pos.walls.add(edge)
+    pos.wall_supply -= 1
+    pos.invalidate_areas()
+    log.append({"kind": "wall", "player": colour, "wall": [list(edge[0]), list(edge[1])]})
+    settle(pos, log)
+
+
+def legal_walls(pos: Position, colour: str) -> list[Edge]:
+    if pos.wall_supply <= 0 or len(pos.regions(colour)) >= MAX_REGIONS_FOR_WALLS:
+        return []
+    return [e for e in pos.board.edges if wall_problem(pos, colour, e) is None]
+
+
+# --- knights (RULES 5.2) ---------------------------------------------------------
+
+
+def knight_problem(pos: Position, colour: str, cell: Cell) -> str | None:
+    if not pos.board.on_board(cell):
+        return f"{at(cell)} is not on the board"
+    if pos.knight_supply.get(colour, 0) <= 0:
+        return f"{colour} has no knight left in supply"
+    if cell in pos.castles or cell in pos.knights:
+        return f"{at(cell)} is taken by {describe(pos, cell)}"
+    terrain = pos.board.terrain(cell)
+    if terrain not in (PLAIN, FOREST):
+        return f"a knight may not stand on a {'hill' if terrain == HILL else 'town'} ({at(cell)})"
+    for n, edge in pos.links(cell):
+        piece = pos.piece_at(n)
+        if piece and piece[1] == colour and edge not in pos.walls:
+            return None
+    return (f"{at(cell)} is not next to a {colour} knight or castle "
+            "without a wall between them")
+
+
+def knight_fee(pos: Position, cell: Cell) -> int:
+    return FOREST_FEE if pos.board.terrain(cell) == FOREST else 0
+
+
+def put_knight(pos: Position, colour: str, cell: Cell, log: Log) -> None:
+    """Place a knight whose fee the caller has settled."""
+    problem = knight_problem(pos, colour, cell)
+    if problem:
+        raise IllegalMove(problem)
+    pos.knights[cell] = colour
+    pos.knight_supply[colour] -= 1
+    log.append({"kind": "knight", "player": colour, "cell": list(cell),
+                "fee": knight_fee(pos, cell)})
+
+
+def legal_knight_cells(pos: Position, colour: str) -> list[Cell]:
+    if pos.knight_supply.get(colour, 0) <= 0:
+        return []
+    return [c for c in pos.board.cells if knight_problem(pos, colour, c) is None]
+
+
+# --- expansion (RULES 5.3, 6.2) ----------------------------------------------------
+
+
+def expanding_region(pos: Position, colour: str, castle: Cell | None, first: Cell) -> Area:
+    """The region named by its castle, or the only one of `colour` bordering `first`."""
+    if castle is not None:
+        region = pos.region_of_castle(castle) if pos.board.on_board(castle) else None
+        if region is None or pos.castles.get(castle) != colour:
+            raise IllegalMove(f"{colour} has no region with its castle at {at(castle)}")
+        return region
+    near = [r for r in pos.regions(colour)
+            if any(n in r.cells for n, _ in pos.links(first))] if pos.board.on_board(first) \
+        else []
+    if not near:
+        raise IllegalMove(f"{at(first)} does not border any {colour} region")
+    if len(near) > 1:
+        names = " and ".join(at(r.castle) for r in near)
+        raise IllegalMove(f"{at(first)} borders several {colour} regions (castles {names}): "
+                          "say which, e.g. 'from " + at(near[0].castle) + "'")
+    return near[0]
+
+
+def take_problem(pos: Position, colour: str, castle: Cell, grown: set[Cell],
+                 cell: Cell) -> str | None:
+    """Why the region (grown so far) may not take `cell`, or None (RULES 5.3)."""
+    if not pos.board.on_board(cell):
+        return f"{at(cell)} is not on the board"
+    if cell in grown:
+        return f"{at(cell)} is already in the region"
+    if not any(n in grown for n, _ in pos.links(cell)):
+        return f"{at(cell)} is not next to the region"
+    if cell in pos.castles:
+        return f"{at(cell)} holds {describe(pos, cell)}, and a region holds one castle only"
+    if pos.knights.get(cell, colour) != colour:
+        return f"{at(cell)} holds {describe(pos, cell)}"
+    area = pos.area_at(cell)
+    if not area.is_region:
+        return None
+    owner = pos.owner(area)
+    if owner == colour:
+        return f"{at(cell)} is in another {colour} region"
+    if pos.allied(castle, area.castle):
+        return f"the region is allied with the {owner} region at {at(area.castle)}"
+    mine = sum(1 for c in grown if pos.knights.get(c) == colour)
+    theirs = sum(1 for c in area.cells - grown if pos.knights.get(c) == owner)
+    if theirs >= mine:
+        return (f"the {owner} region at {at(area.castle)} has strength {theirs}, "
+                f"not less than this region's {mine}")
+    return None
+
+
+def border_walls(pos: Position, cells: set[Cell]) -> tuple[set[Edge], set[Edge]]:
+    """Walls to remove (inside `cells`) and to add (on its border) to enclose it."""
+    inside = {e for e in pos.walls if e[0] in cells and e[1] in cells}
+    border = {e for c in cells for n, e in pos.links(c) if n not in cells and e not in pos.walls}
+    return inside, border
+
+
+def check_expansion(pos: Position, colour: str, castle: Cell | None,
+                    cells: Sequence[Cell]) -> tuple[Area, set[Cell]]:
+    if not 1 <= len(cells) <= 2:
+        raise IllegalMove("an expansion takes 1 or 2 cells")
+    region = expanding_region(pos, colour, castle, cells[0])
+    grown = set(region.cells)
+    for cell in cells:
+        problem = take_problem(pos, colour, region.castle, grown, cell)
+        if problem:
+            raise IllegalMove(problem)
+        grown.add(cell)
+    inside, border = border_walls(pos, grown)
+    if len(border) > pos.wall_supply + len(inside):
+        raise IllegalMove(f"enclosing the grown region needs {len(border) - len(inside)} more "
+                          f"walls than the {pos.wall_supply} in supply")
+    return region, grown
+
+
+def expand(pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell],
+           log: Log) -> None:
+    region, grown = check_expansion(pos, colour, castle, cells)
+    victims = {a.castle: a for c in cells if (a := pos.area_at(c)).is_region}
+    inside, border = border_walls(pos, grown)
+    pos.walls = (pos.walls - inside) | border
+    pos.wall_supply += len(inside) - len(border)
+    pos.invalidate_areas()
+    gained = change_power(pos, colour, area_gain(pos, cells))
+    log.append({"kind": "expanded", "player": colour, "castle": list(region.castle),
+                "cells": [list(c) for c in cells], "points": gained})
+    for victim in victims.values():
+        score_loss(pos, victim, set(cells), log)
+    settle(pos, log)
+
+
+def area_gain(pos: Position, cells: Iterable[Cell]) -> int:
+    """RULES 6.2: 1 per cell and 5 per town."""
+    cells = list(cells)
+    return len(cells) + 5 * pos.board.count(TOWN, cells)
+
+
+def score_loss(pos: Position, victim: Area, taken: set[Cell], log: Log) -> None:
+    """RULES 6.2: the victim loses the cells taken, and the value of each severed piece."""
+    owner = pos.castles[victim.castle]
+    lost_cells = victim.cells & taken
+    points = change_power(pos, owner, -area_gain(pos, lost_cells))
+    log.append({"kind": "lost", "player": owner, "castle": list(victim.castle),
+                "cells": len(lost_cells), "points": points})
+    kept = pos.area_at(victim.castle).cells
+    pieces: dict[int, set[Cell]] = {}
+    for cell in victim.cells - taken - kept:
+        pieces.setdefault(id(pos.area_at(cell)), set()).add(cell)
+    for piece in pieces.values():
+        points = change_power(pos, owner, -area_value(pos, piece))
+        log.append({"kind": "severed", "player": owner, "castle": list(victim.castle),
+                    "size": len(piece), "towns": pos.board.count(TOWN, piece),
+                    "points": points})
+
+
+# --- politics (RULES 7) -----------------------------------------------------------
+
+
+def own_region(pos: Position, colour: str, castle: Cell) -> Area:
+    region = pos.region_of_castle(castle) if pos.board.on_board(castle) else None
+    if region is None or pos.castles.get(castle) != colour:
+        raise IllegalMove(f"{colour} has no region with its castle at {at(castle)}")
+    return region
+
+
+def rival_region(pos: Position, colour: str, castle: Cell) -> Area:
+    region = pos.region_of_castle(castle) if pos.board.on_board(castle) else None
+    owner = pos.castles.get(castle)
+    if region is None or owner is None:
+        raise IllegalMove(f"there is no region with its castle at {at(castle)}")
+    if owner == colour:
+        raise IllegalMove(f"the region at {at(castle)} is {colour}'s own")
+    if not pos.is_player(owner):
+        raise IllegalMove(f"the region at {at(castle)} is neutral, not another player's")
+    return region
+
+
+def check_alliance(pos: Position, colour: str, own: Cell, other: Cell) -> None:
+    mine, theirs = own_region(pos, colour, own), rival_region(pos, colour, other)
+    if not pos.borders(mine, theirs):
+        raise IllegalMove(f"the regions at {at(own)} and {at(other)} share no wall")
+    if pos.allied(own, other):
+        raise IllegalMove(f"the regions at {at(own)} and {at(other)} are already allied")
+
+
+def make_alliance(pos: Position, colour: str, own: Cell, other: Cell, log: Log) -> None:
+    """RULES 7.1: the two regions (by their castles) may not expand into each other."""
+    check_alliance(pos, colour, own, other)
+    pos.alliances.add(alliance_key(own, other))
+    log.append({"kind": "alliance", "player": colour, "castles": [list(own), list(other)]})
+
+
+def break_alliance(pos: Position, colour: str, own: Cell, other: Cell,
+                   treasure: Sequence[int], log: Log) -> None:
+    """RULES 7.1: either of the two players ends it by paying 10 ducats to the bank."""
+    key = alliance_key(own, other)
+    if key not in pos.alliances:
+        raise IllegalMove(f"the regions at {at(own)} and {at(other)} are not allied")
+    if colour not in (pos.castles[own], pos.castles[other]):
+        raise IllegalMove(f"{colour} is not a party to the alliance of {at(own)} and {at(other)}")
+    pay(pos, colour, ALLIANCE_BREAK_FEE, treasure, log, "breaking an alliance")
+    pos.alliances.discard(key)
+    log.append({"kind": "alliance_broken", "player": colour,
+                "castles": [list(key[0]), list(key[1])]})
+
+
+def is_only_link(pos: Position, cell: Cell) -> bool:
+    """RULES 7.2: the knight alone joins another knight of its colour to its castle
+    or to another knight (adjacency with no wall between)."""
+    colour = pos.knights[cell]
+
+    def linked(c: Cell, skip: Cell | None) -> set[Cell]:
+        seen, stack = {c}, [c]
+        while stack:
+            for n, edge in pos.links(stack.pop()):
+                piece = pos.piece_at(n)
+                if n != skip and n not in seen and piece and piece[1] == colour \
+                        and edge not in pos.walls:
+                    seen.add(n)
+                    stack.append(n)
+        return seen
+
+    rest = linked(cell, None) - {cell}
+    parts: list[set[Cell]] = []
+    for c in rest:
+        if not any(c in part for part in parts):
+            parts.append(linked(c, cell))
+    return len(parts) > 1 and any(any(c in pos.knights for c in part) for part in parts)
+
+
+def renegade_problem_removal(pos: Position, colour: str, remove: Cell) -> Area:
+    owner = pos.knights.get(remove) if pos.board.on_board(remove) else None
+    if owner is None:
+        raise IllegalMove(f"there is no knight at {at(remove)}")
+    if owner == colour:
+        raise IllegalMove(f"the knight at {at(remove)} is {colour}'s own")
+    if not pos.is_player(owner):
+        raise IllegalMove(f"the knight at {at(remove)} is neutral, not another player's")
+    region = pos.area_at(remove)
+    if pos.owner(region) != owner:
+        raise IllegalMove(f"{describe(pos, remove)} does not stand in a {owner} region")
+    if not any(pos.borders(region, mine) for mine in pos.regions(colour)):
+        raise IllegalMove(f"the {owner} region at {at(region.castle)} borders no {colour} region")
+    if is_only_link(pos, remove):
+        raise IllegalMove(f"{describe(pos, remove)} is the only link between other {owner} "
+                          "pieces, so it may not be removed")
+    return region
+
+
+def check_renegade(pos: Position, colour: str, remove: Cell, place: Cell,
+                   treasure: Sequence[int]) -> int:
+    """Validate on a scratch copy; returns the fees (RULES 7.2)."""
+    scratch = pos.copy()
+    victim = renegade_problem_removal(scratch, colour, remove)
+    owner = scratch.knights.pop(remove)
+    scratch.knight_supply[owner] += 1
+    problem = knight_problem(scratch, colour, place)
+    if problem:
+        raise IllegalMove(problem)
+    target = scratch.area_at(place)
+    if scratch.owner(target) != colour or not scratch.borders(target, victim):
+        raise IllegalMove(f"{at(place)} is not in a {colour} region bordering the "
+                          f"{owner} region at {at(victim.castle)}")
+    fees = knight_fee(pos, remove) + knight_fee(pos, place)
+    check_payment(pos, colour, fees, treasure)
+    return fees
+
+
+def play_renegade(pos: Position, colour: str, remove: Cell, place: Cell,
+                  treasure: Sequence[int], log: Log) -> None:
+    fees = check_renegade(pos, colour, remove, place, treasure)
+    owner = pos.knights.pop(remove)
+    pos.knight_supply[owner] += 1
+    log.append({"kind": "renegade", "player": colour, "removed": list(remove), "owner": owner})
+    pay(pos, colour, fees, treasure, log, "renegade knights on forest")
+    put_knight(pos, colour, place, log)
+
+
+# --- silver and the end (RULES 6.3, 8) -----------------------------------------------
+
+
+def silver_mine(pos: Position, log: Log) -> None:
+    """RULES 6.3: 1 power per hill cell inside each player's regions."""
+    for colour in pos.players:
+        hills = pos.hills_in_regions(colour)
+        points = change_power(pos, colour, hills)
+        log.append({"kind": "silver", "player": colour, "hills": hills, "points": points})
+
+
+def make_wall(a: Cell, b: Cell) -> Edge:
+    try:
+        return make_edge(a, b)
+    except ValueError as exc:
+        raise IllegalMove(str(exc)) from None
