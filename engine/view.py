@@ -51,7 +51,10 @@ def view(state: GameState, viewer: str | None) -> dict[str, Any]:
 def _public_settings(state: GameState, over: bool) -> dict[str, Any]:
     settings = settings_to_json(state.settings)
     if not over:
-        settings.pop("seed")  # the seed would tell the deck and the piles
+        # The seed would tell the deck and the piles; a custom deck's piles could tell
+        # its order (a pile of one card is no secret), so only its use is shown.
+        settings.pop("seed")
+        settings["deck"] = "custom" if settings["deck"] else "default"
     return settings
 
 

@@ -1,0 +1,63 @@
+"""RULES 5.4: the crown — look through one politics pile, take one card."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import IllegalMove
+from engine.view import view
+from tests.engine_helpers import Play, game
+
+
+def crowned() -> tuple[Play, str, str, str]:
+    play = Play(game(cards=("P W3 S1",)))
+    s, a, b = play.order
+    play.decide({s: "decide 1, 3", a: "decide 2", b: "decide 3"})
+    return play, s, a, b
+
+
+def test_rules_5_4_the_crown_shows_one_pile_to_its_taker_alone():
+    play, s, a, _ = crowned()
+    pile = list(play.state.piles[1])
+    play(s, "pile 2")
+    assert play.state.phase.kind == "crown"
+    assert view(play.state, s)["pile_cards"] == sorted(pile)
+    assert "pile_cards" not in view(play.state, a)
+    assert "pile_cards" not in view(play.state, None)
+
+
+def test_rules_5_4_the_card_taken_goes_into_the_hidden_hand():
+    play, s, a, _ = crowned()
+    card = play.state.piles[0][2]
+    play(s, "pile 1")(s, f"take {card}")
+    assert play.state.pos.players[s].hand == [card]
+    assert len(play.state.piles[0]) == 5
+    public = [e for e in play.events if e["kind"] == "took_card"]
+    assert public == [{"kind": "took_card", "player": s, "pile": 1, "turn": 1}]
+    private = [e for e in play.events if e["kind"] == "card"]
+    assert private[0]["to"] == s and private[0]["card"] == card
+    assert play.state.waiting == [a]
+
+
+def test_rules_5_4_an_empty_pile_cannot_be_chosen():
+    play, s, _, _ = crowned()
+    play.state.piles[0] = []
+    with pytest.raises(IllegalMove, match="pile 1 is empty"):
+        play(s, "pile 1")
+
+
+def test_rules_5_4_with_both_piles_empty_the_crown_does_nothing():
+    play = Play(game(cards=("P W3 S1",)))
+    play.state.piles = [[], []]
+    s, a, b = play.order
+    play.decide({s: "decide 1, 3", a: "decide 2", b: "decide 3"})
+    assert {"kind": "nothing_to_do", "player": s, "action": "P", "turn": 1} in play.events
+    assert play.state.waiting == [a]
+
+
+def test_rules_5_4_a_card_not_in_the_pile_cannot_be_taken():
+    play, s, _, _ = crowned()
+    missing = "treasure 8" if "treasure 8" not in play.state.piles[0] else "parchment 9"
+    play(s, "pile 1")
+    with pytest.raises((IllegalMove, ValueError)):
+        play(s, f"take {missing}")
