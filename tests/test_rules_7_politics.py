@@ -1,0 +1,96 @@
+"""RULES 7 in play: when Alliance and Renegade take effect, and ending an alliance."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.board import Board
+from engine.errors import IllegalMove
+from engine.position import Player, Position
+from tests.engine_helpers import Play, game
+
+#  A B C | D E F      red castle A2, knight B2;  ochre castle F2, knights E1 and E2.
+#  . . . | . k .      A wall runs down between C and D: two regions that border.
+#  C k . | . k C
+#  . . . | . . .
+
+
+def border_game(decisions: str = "sealed") -> Play:
+    state = game(cards=("W2 S1 M5", "W2 S1 M5"), decisions=decisions)
+    walls = {((2, y), (3, y)) for y in range(3)}
+    state.pos = Position(
+        board=Board(("......", "......", "......")),
+        players={p: Player() for p in state.players},
+        castles={(0, 1): "red", (5, 1): "ochre"},
+        knights={(1, 1): "red", (4, 0): "ochre", (4, 1): "ochre"},
+        walls=walls, wall_supply=100 - len(walls),
+        knight_supply={"red": 11, "ochre": 10, "lilac": 12, "grey": 12},
+        founded={(0, 1), (5, 1)},
+    )
+    state.start = state.players.index("red")
+    state.phase.waiting = state.order
+    for colour in ("red", "ochre"):
+        state.pos.players[colour].hand.extend(["alliance", "renegade"])
+    return Play(state)
+
+
+def test_rules_7_sealed_cards_take_effect_at_the_reveal_in_seat_order():
+    play = border_game()
+    play("red", "decide 1 alliance A2 F2, 3")
+    assert not play.state.pos.alliances  # sealed: nothing happens before the reveal
+    play("ochre", "decide 2 alliance F2 A2")("lilac", "decide 3")
+    assert play.state.pos.alliances == {((0, 1), (5, 1))}
+    assert play.state.pos.players["red"].hand == ["renegade"]
+    # RULES 7: ochre's card came second and could no longer be played: back to hand.
+    assert sorted(play.state.pos.players["ochre"].hand) == ["alliance", "renegade"]
+    returned = next(e for e in play.events if e["kind"] == "politics_returned")
+    assert returned["player"] == "ochre" and "already allied" in returned["reason"]
+    assert play.state.discard == ["alliance"]
+
+
+def test_rules_7_open_cards_take_effect_the_moment_they_are_played():
+    play = border_game("open")
+    play("red", "decide 1 alliance A2 F2, 3")
+    assert play.state.pos.alliances == {((0, 1), (5, 1))}
+    with pytest.raises(IllegalMove, match="already allied"):
+        play("ochre", "decide 2 alliance F2 A2")
+
+
+def test_rules_7_2_a_renegade_replaces_an_enemy_knight_with_an_own_one():
+    play = border_game()
+    play("red", "decide 1 renegade E1 C2, 3")("ochre", "decide 2")("lilac", "decide 3")
+    pos = play.state.pos
+    assert (4, 0) not in pos.knights and pos.knights[(2, 1)] == "red"
+    assert pos.knight_supply["ochre"] == 11 and pos.knight_supply["red"] == 10
+    assert play.state.discard == ["renegade"]
+
+
+def test_rules_7_2_the_only_link_to_the_castle_cannot_be_removed():
+    play = border_game()
+    with pytest.raises(IllegalMove, match="only link"):
+        play("red", "decide 1 renegade E2 C2, 3")
+
+
+def test_rules_7_a_politics_card_must_be_in_hand():
+    play = border_game()
+    play.state.pos.players["red"].hand.clear()
+    with pytest.raises(IllegalMove, match="0 Alliance card"):
+        play("red", "decide 1 alliance A2 F2, 3")
+
+
+def test_rules_7_1_an_alliance_can_be_ended_at_any_time_for_10_ducats():
+    play = border_game("open")
+    play("red", "decide 1 alliance A2 F2, 3")
+    assert play.state.waiting == ["ochre"]
+    play("red", "break alliance A2 F2")
+    assert not play.state.pos.alliances
+    assert play.state.pos.players["red"].ducats == 2
+    with pytest.raises(IllegalMove, match="not allied"):
+        play("ochre", "break alliance F2 A2")
+
+
+def test_rules_7_1_only_the_two_allies_can_end_it():
+    play = border_game("open")
+    play("red", "decide 1 alliance A2 F2, 3")
+    with pytest.raises(IllegalMove, match="not a party"):
+        play("lilac", "break alliance A2 F2")
