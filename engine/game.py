@@ -128,6 +128,11 @@ class GameState:
 
 def new_game(settings: Settings) -> GameState:
     """RULES 2: draw every random thing from the seed, then set up."""
+    return start_game(settings)[0]
+
+
+def start_game(settings: Settings) -> tuple[GameState, Log]:
+    """`new_game`, with the events of the start (the first cards revealed)."""
     rng = random.Random(settings.seed)
     board = assemble(arrangement(settings, rng))
     state = GameState(
@@ -144,7 +149,16 @@ def new_game(settings: Settings) -> GameState:
         _next_placement(state)
     else:
         _begin_turn(state, log)
-    return state
+    for event in log:
+        event.setdefault("turn", state.turn)
+    return state, log
+
+
+def is_simultaneous(state: GameState) -> bool:
+    """Sealed phases (RULES 3.2, 4.2) resolve when every awaited player has submitted;
+    in the others the first awaited submission is applied at once."""
+    kind = state.phase.kind
+    return kind == "duel" or (kind == "decision" and state.settings.decisions == "sealed")
 
 
 def submit(state: GameState, player: str, move: Submission) -> tuple[GameState, Log]:

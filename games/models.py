@@ -1,0 +1,204 @@
+"""Games as the site stores them: settings, seats, pending secret submissions,
+the append-only record the engine replays, per-phase snapshots and the log.
+
+No rule lives here: the engine says what is legal and what happens
+(`games.services` is the only caller of `engine.game.submit`).
+"""
+
+from __future__ import annotations
+
+import secrets
+import zoneinfo
+from functools import cached_property
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from engine.game import GameState
+from engine.position import COLOURS
+from engine.serialize import state_from_json
+from engine.setup import Settings
+
+COLOUR_CHOICES = [(c, c.title()) for c in COLOURS]
+
+
+def validate_time_zone(value: str) -> None:
+    if value not in zoneinfo.available_timezones():
+        raise ValidationError(f"{value!r} is not a time zone, e.g. Europe/Berlin")
+
+
+class Profile(models.Model):
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="profile")
+    display_name = models.CharField(max_length=40)
+    time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
+
+    def __str__(self) -> str:
+        return self.display_name
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+def new_seed() -> int:
+    return secrets.randbits(48)
+
+
+class Game(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "Waiting for players"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+
+    name = models.CharField(max_length=80)
+    creator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
+                                related_name="created_games")
+    player_count = models.PositiveSmallIntegerField()
+    setup = models.CharField(max_length=10, default="variable",
+                             choices=[("basic", "Basic"), ("variable", "Variable")])
+    decisions = models.CharField(max_length=10, default="sealed",
+                                 choices=[("sealed", "Sealed"), ("open", "Open")])
+    money = models.CharField(max_length=10, default="hidden",
+                             choices=[("hidden", "Hidden"), ("open", "Open")])
+    deadline_hours = models.PositiveIntegerField(default=48)
+    invite_only = models.BooleanField(default=False)
+    invite_token = models.CharField(max_length=40, unique=True, default=new_invite_token)
+    seed = models.BigIntegerField(default=new_seed)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    # The whole truth, as engine.serialize writes it: never rendered, only viewed.
+    state = models.JSONField(null=True, blank=True)
+    phase_number = models.PositiveIntegerField(default=0)
+    phase_kind = models.CharField(max_length=20, blank=True)
+    waiting = models.JSONField(default=list, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    winners = models.JSONField(default=list, blank=True)
+    turn = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["status", "-created_at"]),
+            models.Index(fields=["deadline"], name="game_running_deadline",
+                         condition=Q(status="running")),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def settings_for(self, colours: tuple[str, ...]) -> Settings:
+        return Settings(players=colours, setup=self.setup, decisions=self.decisions,
+                        money=self.money, seed=self.seed)
+
+    @cached_property
+    def engine_state(self) -> GameState:
+        assert self.state is not None, "the game has not started"
+        return state_from_json(self.state)
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+
+class Seat(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    colour = models.CharField(max_length=10, choices=COLOUR_CHOICES)
+    position = models.PositiveSmallIntegerField()  # seat order = play order
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="seats")
+    is_computer = models.BooleanField(default=False)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "colour"], name="one_seat_per_colour"),
+            models.UniqueConstraint(fields=["game", "position"], name="one_seat_per_place"),
+            models.UniqueConstraint(fields=["game", "user"], name="one_seat_per_user",
+                                    condition=Q(user__isnull=False)),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.colour} in {self.game_id}"
+
+    @property
+    def display_name(self) -> str:
+        if self.is_computer:
+            return f"Computer ({self.colour})"
+        profile = getattr(self.user, "profile", None)
+        return profile.display_name if profile else str(self.user)
+
+
+class PendingSubmission(models.Model):
+    """A player's submission for the current phase, secret until the phase resolves."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="pending")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="pending")
+    phase_number = models.PositiveIntegerField()
+    move = models.JSONField()
+    text = models.CharField(max_length=500)
+    submitted_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["seat", "phase_number"], name="one_pending_per_phase"),
+        ]
+
+
+class RecordEntry(models.Model):
+    """One accepted submission: the append-only record the engine replays."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="record")
+    index = models.PositiveIntegerField()
+    colour = models.CharField(max_length=10)
+    move = models.JSONField()
+    text = models.CharField(max_length=500)
+    phase_number = models.PositiveIntegerField()
+    accepted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "index"], name="record_index_unique"),
+        ]
+
+
+class Snapshot(models.Model):
+    """The state after a phase resolved, for the archive and fast pages."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="snapshots")
+    phase_number = models.PositiveIntegerField()
+    turn = models.PositiveIntegerField()
+    phase_kind = models.CharField(max_length=20)
+    state = models.JSONField()
+    power = models.JSONField(default=dict)  # {colour: power}, for the chart without states
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["phase_number"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "phase_number"], name="snapshot_unique"),
+        ]
+
+
+class Event(models.Model):
+    """The game log; `to_colour` marks an event for one player's eyes only."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
+    index = models.PositiveIntegerField()
+    phase_number = models.PositiveIntegerField()
+    turn = models.PositiveIntegerField()
+    kind = models.CharField(max_length=30)
+    data = models.JSONField()
+    to_colour = models.CharField(max_length=10, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["index"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "index"], name="event_index_unique"),
+        ]

@@ -1,0 +1,260 @@
+"""What happens to a game: creating, joining, starting, submitting, resolving.
+
+The only module that calls the engine's `submit`. Every change to a game runs
+in a transaction holding the game's row lock (`select_for_update`), so two
+requests or two workers never apply the same phase twice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.utils import timezone
+
+from engine import game as engine
+from engine.ai import RandomPlayer
+from engine.errors import IllegalMove, NotationError
+from engine.moves import EndAlliance, Submission
+from engine.notation import format_move, parse_move
+from engine.serialize import move_from_json, move_to_json, state_to_json
+from games.models import Event, Game, PendingSubmission, RecordEntry, Seat, Snapshot
+
+
+class GameError(ValueError):
+    """Something a person asked for that cannot be done; the message says why."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of a submission: stored (waiting for others) or being applied."""
+
+    text: str
+    ready: bool
+
+
+# --- lobby ---------------------------------------------------------------------------
+
+
+def create_game(creator: User, *, name: str, player_count: int, setup: str, decisions: str,
+                money: str, deadline_hours: int, invite_only: bool, colour: str,
+                computer_colours: list[str]) -> Game:
+    if setup == "basic" and player_count == 2:
+        raise GameError("the basic setup is for 3 or 4 players; choose the variable setup")
+    if colour in computer_colours or len(computer_colours) >= player_count:
+        raise GameError("leave at least your own seat to a person")
+    with transaction.atomic():
+        game = Game.objects.create(
+            name=name, creator=creator, player_count=player_count, setup=setup,
+            decisions=decisions, money=money, deadline_hours=deadline_hours,
+            invite_only=invite_only)
+        Seat.objects.create(game=game, colour=colour, position=0, user=creator)
+        for i, computer in enumerate(computer_colours, start=1):
+            Seat.objects.create(game=game, colour=computer, position=i, is_computer=True)
+        _start_if_full(game)
+    return game
+
+
+def join_game(game_id: int, user: User, colour: str) -> Game:
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        seats = list(game.seats.all())
+        if game.status != Game.Status.OPEN:
+            raise GameError("this game has already started")
+        if any(s.user_id == user.pk for s in seats):
+            raise GameError("you already have a seat in this game")
+        if any(s.colour == colour for s in seats):
+            raise GameError(f"{colour} is taken; choose another colour")
+        Seat.objects.create(game=game, colour=colour, user=user,
+                            position=max(s.position for s in seats) + 1)
+        _start_if_full(game)
+    return game
+
+
+def free_colours(game: Game) -> list[str]:
+    taken = {s.colour for s in game.seats.all()}
+    return [c for c in ("red", "ochre", "lilac", "grey") if c not in taken]
+
+
+def _start_if_full(game: Game) -> None:
+    seats = list(game.seats.order_by("position"))
+    if len(seats) < game.player_count:
+        return
+    state, log = engine.start_game(game.settings_for(tuple(s.colour for s in seats)))
+    game.status, game.started_at = Game.Status.RUNNING, timezone.now()
+    _store(game, state, log, records=[])
+
+
+# --- submitting -------------------------------------------------------------------------
+
+
+def seat_of(game: Game, user: User) -> Seat:
+    seat = next((s for s in game.seats.all() if s.user_id == user.pk), None)
+    if seat is None:
+        raise GameError("you have no seat in this game")
+    return seat
+
+
+def submit_text(game_id: int, seat_id: int, text: str) -> Outcome:
+    """Parse, validate with the engine and store a submission; nothing changes if it is
+    refused (NotationError, IllegalMove or GameError carry the sentence to show)."""
+    move = parse_move(text)
+    return submit_move(game_id, seat_id, move)
+
+
+def submit_move(game_id: int, seat_id: int, move: Submission) -> Outcome:
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        seat = game.seats.get(pk=seat_id)
+        if game.status != Game.Status.RUNNING:
+            raise GameError("this game is not running")
+        state = game.engine_state
+        if isinstance(move, EndAlliance):  # RULES 7.1: at any time, applied at once
+            new, log = engine.submit(state, seat.colour, move)
+            _store(game, new, log, records=[(seat.colour, move)], new_phase=False)
+            return Outcome(format_move(move), ready=True)
+        engine.submit(state, seat.colour, move)  # validation only; raises IllegalMove
+        PendingSubmission.objects.update_or_create(
+            seat=seat, phase_number=game.phase_number,
+            defaults={"game": game, "move": move_to_json(move), "text": format_move(move)})
+        ready = _is_ready(game, state)
+        if ready:
+            number = game.phase_number
+            transaction.on_commit(lambda: _dispatch_resolve(game_id, number))
+    return Outcome(format_move(move), ready=ready)
+
+
+def _is_ready(game: Game, state: engine.GameState) -> bool:
+    if not engine.is_simultaneous(state):
+        return True
+    submitted = set(game.pending.filter(phase_number=game.phase_number)
+                    .values_list("seat__colour", flat=True))
+    return set(state.waiting) <= submitted
+
+
+def _dispatch_resolve(game_id: int, phase_number: int) -> None:
+    from games.tasks import resolve_phase
+
+    resolve_phase.delay(game_id, phase_number)
+
+
+# --- resolving ----------------------------------------------------------------------------
+
+
+def resolve(game_id: int, phase_number: int) -> bool:
+    """Apply the phase's pending submissions; exactly once: a second run, or a run for a
+    phase already resolved, finds the phase number moved on and does nothing."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
+            return False
+        state = game.engine_state
+        if not _is_ready(game, state):
+            return False
+        pending = list(game.pending.filter(phase_number=phase_number)
+                       .select_related("seat").order_by("submitted_at", "id"))
+        state, log, records = _apply_pending(state, pending)
+        if not records:
+            return False
+        _store(game, state, log, records)
+    return True
+
+
+def _apply_pending(state: engine.GameState, pending: list[PendingSubmission]):
+    """Sealed phases in seat order; others in the order submitted. A submission that no
+    longer fits (another was applied first) is dropped with a private event."""
+    if engine.is_simultaneous(state):
+        rank = {c: i for i, c in enumerate(state.players)}
+        pending.sort(key=lambda p: rank[p.seat.colour])
+    log: list[dict] = []
+    records: list[tuple[str, Submission]] = []
+    for item in pending:
+        colour, move = item.seat.colour, move_from_json(item.move)
+        if colour not in state.waiting:
+            continue
+        try:
+            state, events = engine.submit(state, colour, move)
+        except IllegalMove as exc:
+            log.append({"kind": "refused", "to": colour, "move": item.text, "reason": str(exc),
+                        "turn": state.turn})
+            continue
+        log.extend(events)
+        records.append((colour, move))
+    return state, log, records
+
+
+def _store(game: Game, state: engine.GameState, log: list[dict],
+           records: list[tuple[str, Submission]], new_phase: bool = True) -> None:
+    """Save the new state with its record, events and snapshot; schedule what follows."""
+    start = game.record.count() if records else 0
+    RecordEntry.objects.bulk_create(
+        RecordEntry(game=game, index=start + i, colour=c, move=move_to_json(m),
+                    text=format_move(m), phase_number=game.phase_number)
+        for i, (c, m) in enumerate(records))
+    if new_phase:
+        game.pending.filter(phase_number=game.phase_number).delete()
+        game.phase_number += 1
+        game.deadline = timezone.now() + timedelta(hours=game.deadline_hours)
+    game.state = state_to_json(state)
+    game.__dict__.pop("engine_state", None)
+    game.phase_kind, game.waiting, game.turn = state.phase.kind, state.waiting, state.turn
+    if state.is_over:
+        game.status, game.finished_at, game.winners = Game.Status.FINISHED, timezone.now(), \
+            state.winners
+        game.deadline = None
+    game.save()
+    _save_events(game, log)
+    if new_phase:
+        Snapshot.objects.create(
+            game=game, phase_number=game.phase_number, turn=state.turn,
+            phase_kind=state.phase.kind, state=game.state,
+            power={c: p.power for c, p in state.pos.players.items()})
+        _schedule_computers(game, state)
+
+
+def _save_events(game: Game, log: list[dict]) -> None:
+    start = game.events.count()
+    Event.objects.bulk_create(
+        Event(game=game, index=start + i, phase_number=game.phase_number,
+              turn=e.get("turn", game.turn), kind=e["kind"],
+              data={k: v for k, v in e.items() if k != "to"}, to_colour=e.get("to") or "")
+        for i, e in enumerate(log))
+
+
+def _schedule_computers(game: Game, state: engine.GameState) -> None:
+    computers = {s.colour: s.pk for s in game.seats.all() if s.is_computer}
+    number = game.phase_number
+    for colour in state.waiting:
+        if colour in computers:
+            seat_id = computers[colour]
+            transaction.on_commit(
+                lambda seat_id=seat_id: _dispatch_computer(game.pk, number, seat_id))
+
+
+def _dispatch_computer(game_id: int, phase_number: int, seat_id: int) -> None:
+    from games.tasks import play_computer
+
+    play_computer.delay(game_id, phase_number, seat_id)
+
+
+def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
+    """A computer player's move, submitted like anybody's."""
+    game = Game.objects.get(pk=game_id)
+    seat = game.seats.get(pk=seat_id)
+    if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
+        return False
+    state = game.engine_state
+    if seat.colour not in state.waiting:
+        return False
+    player = RandomPlayer(f"{game.seed}/{phase_number}/{seat.colour}")
+    move = player.choose(state, seat.colour)
+    try:
+        submit_move(game_id, seat_id, move)
+    except (IllegalMove, GameError):
+        return False  # the game moved on meanwhile; the next phase schedules again
+    return True
+
+
+__all__ = ["GameError", "IllegalMove", "NotationError", "Outcome"]
