@@ -11,17 +11,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine import rules
 from engine.board import HILL, TOWN, cell_order
-from engine.game import GameState
+from engine.game import GameState, legal_expansions, legal_placements
 from engine.position import Area, Position
 from engine.serialize import encode, phase_to_json, settings_to_json
 
 
-def view(state: GameState, viewer: str | None) -> dict[str, Any]:
-    """The game as `viewer` (a playing colour, or None for a spectator) may see it."""
+def view(state: GameState, viewer: str | None, reveal: bool = False) -> dict[str, Any]:
+    """The game as `viewer` (a playing colour, or None for a spectator) may see it.
+
+    `reveal` shows every secret: for the archive of a finished game, whose every
+    past position is public once the game is over.
+    """
     if viewer is not None and viewer not in state.players:
         raise ValueError(f"{viewer} does not play in this game")
-    over = state.is_over
+    over = state.is_over or reveal
     result: dict[str, Any] = {
         "viewer": viewer,
         "settings": _public_settings(state, over),
@@ -40,12 +45,58 @@ def view(state: GameState, viewer: str | None) -> dict[str, Any]:
     }
     if viewer in state.sealed:
         result["my_sealed"] = encode(state.sealed[viewer])
+    if over:
+        result["sealed"] = {p: encode(m) for p, m in state.sealed.items()}
+    if viewer in state.phase.waiting:
+        result["ask"] = ask(state, viewer)
     if state.phase.kind == "crown" and viewer in state.phase.waiting and state.phase.pile:
         result["pile_cards"] = sorted(state.piles[state.phase.pile - 1])
     if over:
         result["deck"] = list(state.deck)
         result["pile_contents"] = [list(p) for p in state.piles]
     return result
+
+
+def ask(state: GameState, player: str) -> dict[str, Any]:
+    """What `player` may submit now, with the legal targets a page can highlight."""
+    phase, pos = state.phase, state.pos
+    result: dict[str, Any] = {"phase": phase.kind, "action": phase.action}
+    if phase.kind == "placement":
+        assert phase.colour is not None
+        places = legal_placements(pos, phase.colour)
+        result.update(colour=phase.colour, castles=_cells({p.castle for p in places}))
+    elif phase.kind == "decision":
+        result["cards"] = state.cards_to_choose(player)
+        result["politics"] = sorted(c for c in pos.players[player].hand
+                                    if c in ("alliance", "renegade"))
+    elif phase.kind == "negotiation":
+        result["offer"] = list(phase.offer) if phase.offer else None
+        result["max_offer"] = pos.players[player].ducats
+    elif phase.kind == "duel":
+        result.update(round=phase.round, max_ducats=pos.players[player].ducats,
+                      treasure=pos.players[player].treasure())
+    elif phase.kind == "perform":
+        result.update(_perform_targets(state, player))
+    elif phase.kind == "crown":
+        result["pile"] = phase.pile
+    return result
+
+
+def _perform_targets(state: GameState, player: str) -> dict[str, Any]:
+    action, pos = state.phase.action or "", state.pos
+    if action.startswith("W"):
+        return {"walls": int(action[1:]),
+                "edges": [[list(a), list(b)] for a, b in rules.legal_walls(pos, player)]}
+    if action.startswith("S"):
+        return {"swords": int(action[1:]),
+                "knights": _cells(set(rules.legal_knight_cells(pos, player))),
+                "expansions": _cells({e.cells[0] for e in legal_expansions(pos, player)}),
+                "treasure": pos.players[player].treasure()}
+    return {"piles": [len(p) for p in state.piles]}
+
+
+def _cells(cells: set) -> list[list[int]]:
+    return [list(c) for c in sorted(cells, key=cell_order)]
 
 
 def _public_settings(state: GameState, over: bool) -> dict[str, Any]:

@@ -107,3 +107,22 @@ def test_after_the_end_every_secret_is_public():
 def test_a_viewer_who_does_not_play_is_refused():
     with pytest.raises(ValueError, match="grey does not play"):
         view(game(), "grey")
+
+
+def test_only_an_awaited_player_is_asked_and_the_ask_names_the_legal_targets():
+    play = Play(game(cards=("W2 S1 M5",)))
+    s, a, b = play.order
+    play.decide({s: "decide 1, 2", a: "decide 3", b: "decide 3"})
+    asked = view(play.state, s)["ask"]
+    assert asked["phase"] == "perform" and asked["walls"] == 2
+    from engine.rules import legal_walls
+    assert len(asked["edges"]) == len(legal_walls(play.state.pos, s)) > 0
+    assert "ask" not in view(play.state, a) and "ask" not in view(play.state, None)
+
+
+def test_reveal_shows_the_sealed_submissions_for_the_archive():
+    play = Play(game(cards=("W2 S1 M5",)))
+    s = play.order[0]
+    play(s, "decide 1, 3")
+    assert "sealed" not in view(play.state, None)
+    assert view(play.state, None, reveal=True)["sealed"][s]["type"] == "Decide"
