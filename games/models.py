@@ -129,8 +129,10 @@ class Seat(models.Model):
     def display_name(self) -> str:
         if self.is_computer:
             return f"Computer ({self.colour})"
+        if self.user is None:
+            return f"(left the game, {self.colour})"
         profile = getattr(self.user, "profile", None)
-        return profile.display_name if profile else str(self.user)
+        return profile.display_name if profile else self.user.get_username()
 
 
 class PendingSubmission(models.Model):

@@ -19,8 +19,12 @@ from engine.ai import RandomPlayer
 from engine.errors import IllegalMove, NotationError
 from engine.moves import EndAlliance, Submission
 from engine.notation import format_move, parse_move
+from engine.position import COLOURS
 from engine.serialize import move_from_json, move_to_json, state_to_json
+from engine.setup import Settings
 from games.models import Event, Game, PendingSubmission, RecordEntry, Seat, Snapshot
+
+MAX_DEADLINE_HOURS = 720
 
 
 class GameError(ValueError):
@@ -41,8 +45,8 @@ class Outcome:
 def create_game(creator: User, *, name: str, player_count: int, setup: str, decisions: str,
                 money: str, deadline_hours: int, invite_only: bool, colour: str,
                 computer_colours: list[str]) -> Game:
-    if setup == "basic" and player_count == 2:
-        raise GameError("the basic setup is for 3 or 4 players; choose the variable setup")
+    _check_options(player_count, setup, decisions, money, deadline_hours)
+    _check_colours([colour, *computer_colours])
     if colour in computer_colours or len(computer_colours) >= player_count:
         raise GameError("leave at least your own seat to a person")
     with transaction.atomic():
@@ -57,7 +61,28 @@ def create_game(creator: User, *, name: str, player_count: int, setup: str, deci
     return game
 
 
+def _check_options(player_count: int, setup: str, decisions: str, money: str,
+                   deadline_hours: int) -> None:
+    """The engine's own settings check, so that a bad game is refused before it exists."""
+    colours = tuple(COLOURS[:player_count]) if 2 <= player_count <= 4 else COLOURS * 2
+    try:
+        Settings(players=colours, setup=setup, decisions=decisions, money=money)
+    except ValueError as exc:
+        raise GameError(str(exc)) from None
+    if not 1 <= deadline_hours <= MAX_DEADLINE_HOURS:
+        raise GameError(f"a phase deadline is 1 to {MAX_DEADLINE_HOURS} hours")
+
+
+def _check_colours(colours: list[str]) -> None:
+    unknown = [c for c in colours if c not in COLOURS]
+    if unknown:
+        raise GameError(f"{unknown[0]!r} is not a colour: choose {', '.join(COLOURS)}")
+    if len(set(colours)) != len(colours):
+        raise GameError("each seat needs a colour of its own")
+
+
 def join_game(game_id: int, user: User, colour: str) -> Game:
+    _check_colours([colour])
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         seats = list(game.seats.all())
@@ -75,7 +100,7 @@ def join_game(game_id: int, user: User, colour: str) -> Game:
 
 def free_colours(game: Game) -> list[str]:
     taken = {s.colour for s in game.seats.all()}
-    return [c for c in ("red", "ochre", "lilac", "grey") if c not in taken]
+    return [c for c in COLOURS if c not in taken]
 
 
 def _start_if_full(game: Game) -> None:

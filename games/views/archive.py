@@ -1,14 +1,197 @@
-"""Views: to be written."""
-from django.http import HttpResponse
+"""The archive of finished games. Once a game is over every secret of it is public
+(RULES: hands, sealed decisions and bids, the deck), so these pages show each past
+position through `view(state, None, reveal=True)` and every event, private ones too.
+
+Pages load a constant number of rows whatever the game's length: the chart reads
+only the snapshots' power, and the one step shown is the one state loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.core.paginator import Paginator
+from django.db.models import Prefetch, Q, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from engine.notation import format_move
+from engine.replay import Result, record_to_json
+from engine.serialize import move_from_json, state_from_json
+from engine.view import view
+from games.board_svg import render_board
+from games.charts import power_chart
+from games.event_text import card_name, card_text, describe, phase_text
+from games.models import Game, Seat
+
+PAGE_SIZE = 25
+DATE = forms.DateInput(attrs={"type": "date", "class": "form-control"})
 
 
-def archive_list(request):
-    return HttpResponse("todo")
+class ArchiveFilter(forms.Form):
+    player = forms.CharField(required=False, max_length=40, widget=forms.TextInput(
+        attrs={"class": "form-control", "placeholder": "user or display name"}))
+    players = forms.TypedChoiceField(
+        required=False, coerce=int, empty_value=None, label="Number of players",
+        choices=[("", "Any"), (2, "2"), (3, "3"), (4, "4")],
+        widget=forms.Select(attrs={"class": "form-select"}))
+    finished_from = forms.DateField(required=False, label="Finished from", widget=DATE)
+    finished_to = forms.DateField(required=False, label="Finished until", widget=DATE)
+
+    def apply(self, games: QuerySet[Game]) -> QuerySet[Game]:
+        """The games that pass every filter given; a field with a bad value is ignored
+        (and its error shown beside it)."""
+        self.is_valid()
+        data = self.cleaned_data
+        if data.get("player"):
+            name = data["player"]
+            seats = Seat.objects.filter(Q(user__username__icontains=name)
+                                        | Q(user__profile__display_name__icontains=name))
+            games = games.filter(pk__in=seats.values("game_id"))
+        if data.get("players"):
+            games = games.filter(player_count=data["players"])
+        if data.get("finished_from"):
+            games = games.filter(finished_at__date__gte=data["finished_from"])
+        if data.get("finished_to"):
+            games = games.filter(finished_at__date__lte=data["finished_to"])
+        return games
 
 
-def archive_game(request, game_id):
-    return HttpResponse("todo")
+def finished_games() -> QuerySet[Game]:
+    seats = Seat.objects.select_related("user__profile")
+    return (Game.objects.filter(status=Game.Status.FINISHED).defer("state")
+            .prefetch_related(Prefetch("seats", queryset=seats))
+            .order_by("-finished_at", "-pk"))
 
 
-def record_json(request, game_id):
-    return HttpResponse("todo")
+def archive_list(request: HttpRequest) -> HttpResponse:
+    form = ArchiveFilter(request.GET)
+    page = Paginator(form.apply(finished_games()), PAGE_SIZE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(request, "archive/list.html",
+                  {"form": form, "page": page, "query": query.urlencode()})
+
+
+# --- one game, step by step ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Step:
+    """One snapshot in the list of a game's phases, without its state."""
+
+    phase_number: int
+    turn: int
+    phase_kind: str
+    power: dict[str, int]
+
+
+def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game.objects.defer("state"), pk=game_id,
+                             status=Game.Status.FINISHED)
+    seats = list(game.seats.select_related("user__profile"))
+    steps = [Step(*row) for row in
+             game.snapshots.values_list("phase_number", "turn", "phase_kind", "power")]
+    if not steps:
+        raise Http404("this game has no recorded phases")
+    index = step_index(request.GET.get("step"), len(steps))
+    step = steps[index]
+    state = state_from_json(game.snapshots.values_list("state", flat=True)
+                            .get(phase_number=step.phase_number))
+    shown = view(state, None, reveal=True)
+    names = {seat.colour: seat.display_name for seat in seats}
+    colours = [seat.colour for seat in seats]
+    context = {
+        "game": game, "step": step, "index": index, "last": len(steps) - 1,
+        "links": step_links(game.pk, index, len(steps)),
+        "v": shown, "board": render_board(shown),
+        "players": [player_row(seat, shown, steps[-1].power) for seat in seats],
+        **step_details(shown, names),
+        "events": phase_events(game, step.phase_number, names),
+        "moves": phase_moves(game, step.phase_number, names),
+        "winner_names": [names.get(c, c) for c in game.winners],
+        "chart": power_chart([(i, s.power) for i, s in enumerate(steps)], colours,
+                             marker=index, labels=names),
+    }
+    return render(request, "archive/game.html", context)
+
+
+def player_row(seat: Seat, shown: dict[str, Any], final: dict[str, int]) -> dict[str, Any]:
+    player = shown["players"][seat.colour]
+    return {**player, "seat": seat, "final_power": final.get(seat.colour),
+            "hand": [card_name(c) for c in player["hand"]]}
+
+
+def step_details(shown: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """What the game waited for, this turn's decisions, any sealed submission and the
+    cards still face down."""
+    return {
+        "phase_text": phase_text(shown["phase"], names),
+        "card_text": card_text(shown["card"]),
+        "decisions": [{"colour": c, "name": names.get(c, c),
+                       "cards": [choice["card"] for choice in choices]}
+                      for c, choices in shown["decisions"].items()],
+        "sealed": [{"colour": c, "name": names.get(c, c),
+                    "text": format_move(move_from_json(move))}
+                   for c, move in shown.get("sealed", {}).items()],
+        "piles": [[card_name(c) for c in pile] for pile in shown["pile_contents"]],
+    }
+
+
+def step_index(raw: str | None, count: int) -> int:
+    """`?step=N`, counting from 0, kept within the game; anything else is the first."""
+    try:
+        wanted = int(raw or 0)
+    except ValueError:
+        wanted = 0
+    return min(max(wanted, 0), count - 1)
+
+
+def step_links(game_id: int, index: int, count: int) -> dict[str, dict[str, Any]]:
+    url = reverse("archive_game", args=[game_id])
+    targets = {"first": 0, "prev": max(index - 1, 0), "next": min(index + 1, count - 1),
+               "last": count - 1}
+    return {name: {"url": f"{url}?step={target}", "disabled": target == index}
+            for name, target in targets.items()}
+
+
+def phase_events(game: Game, phase_number: int, names: dict[str, str]) -> list[dict[str, str]]:
+    """Every event that led to this snapshot, those once meant for one player's eyes too."""
+    return [{"text": describe(e.data, names), "kind": e.kind,
+             "secret_to": names.get(e.to_colour, e.to_colour)}
+            for e in game.events.filter(phase_number=phase_number)]
+
+
+def phase_moves(game: Game, phase_number: int, names: dict[str, str]) -> list[dict[str, str]]:
+    """The submissions that led to this snapshot: those of the phase before it. Breaking
+    an alliance is applied at once, without a new snapshot, so its record entry (like its
+    events) carries the number of the phase it was made in."""
+    entries = game.record.filter(
+        Q(phase_number=phase_number - 1) & ~Q(move__type="EndAlliance")
+        | Q(phase_number=phase_number, move__type="EndAlliance"))
+    return [{"colour": e.colour, "name": names.get(e.colour, e.colour), "text": e.text}
+            for e in entries]
+
+
+# --- the record ---------------------------------------------------------------------------
+
+
+def game_record(game: Game) -> dict[str, Any]:
+    """The game as `python -m engine.replay` reads it: settings, submissions, result."""
+    colours = tuple(game.seats.order_by("position").values_list("colour", flat=True))
+    moves = [(colour, move_from_json(move))
+             for colour, move in game.record.order_by("index").values_list("colour", "move")]
+    result = Result(Result.of(game.engine_state).power, list(game.winners))
+    return record_to_json(game.settings_for(colours), moves, result)
+
+
+def record_json(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id, status=Game.Status.FINISHED)
+    response = HttpResponse(json.dumps(game_record(game), indent=1),
+                            content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="lowenherz-game-{game.pk}.json"'
+    return response

@@ -1,18 +1,146 @@
-"""Views: to be written."""
-from django.http import HttpResponse
+"""The lobby: open games to join, my games (those waiting for me first) and finished
+games; creating a game; joining one, from the lobby or through its invite link.
+
+Whether a game may be created or joined is for `games.services` to say; these views
+show its answer.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db.models import Prefetch, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST, require_safe
+
+from games import services
+from games.forms import CreateGameForm, JoinForm
+from games.models import Game, Seat
+
+FINISHED_SHOWN = 20  # the archive has the rest
 
 
-def lobby(request):
-    return HttpResponse("todo")
+@dataclass(frozen=True)
+class Listing:
+    """A game as the viewer sees it in a list: names instead of colours, and their part."""
+
+    game: Game
+    seats: list[Seat]
+    my_colour: str | None
+    waiting_for: list[str]  # the others the game waits for, by name
+    winners: list[str]
+    invite_url: str  # for seated players of a game still gathering players, else ""
+
+    @property
+    def is_my_turn(self) -> bool:
+        return self.my_colour is not None and self.my_colour in self.game.waiting
+
+    @property
+    def free_colours(self) -> list[str]:
+        return services.free_colours(self.game)
 
 
-def create_game(request):
-    return HttpResponse("todo")
+def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
+    # Seats, players and profiles in one query for all games: no query per game.
+    return games.prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("user__profile")))
 
 
-def join_game(request, game_id):
-    return HttpResponse("todo")
+def listing(request: HttpRequest, game: Game) -> Listing:
+    seats = list(game.seats.all())
+    me = request.user.pk if request.user.is_authenticated else None
+    mine = next((s.colour for s in seats if me is not None and s.user_id == me), None)
+    invite_url = ""
+    if mine is not None and game.status == Game.Status.OPEN:
+        invite_url = request.build_absolute_uri(reverse("invite", args=[game.invite_token]))
+    return Listing(
+        game=game, seats=seats, my_colour=mine, invite_url=invite_url,
+        waiting_for=[s.display_name for s in seats
+                     if s.colour in game.waiting and s.colour != mine],
+        winners=[s.display_name for s in seats if s.colour in game.winners])
 
 
-def invite(request, token):
-    return HttpResponse("todo")
+def my_games(request: HttpRequest) -> list[Listing]:
+    games = with_seats(Game.objects.filter(
+        seats__user=request.user, status__in=[Game.Status.OPEN, Game.Status.RUNNING]))
+    rows = [listing(request, game) for game in games]
+    # Waiting for me first, then the nearest deadline; games still gathering players last.
+    return sorted(rows, key=lambda r: (not r.is_my_turn, r.game.deadline is None,
+                                       r.game.deadline or r.game.created_at))
+
+
+def sentence(reason: object) -> str:
+    """A service's or form's reason as a sentence: capital first, full stop last."""
+    text = str(reason).strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+@require_safe
+def lobby(request: HttpRequest) -> HttpResponse:
+    open_games = Game.objects.filter(status=Game.Status.OPEN, invite_only=False)
+    mine: list[Listing] = []
+    if request.user.is_authenticated:
+        open_games = open_games.exclude(seats__user=request.user)
+        mine = my_games(request)
+    finished = Game.objects.filter(status=Game.Status.FINISHED).order_by("-finished_at")
+    return render(request, "games/lobby.html", {
+        "open_games": [listing(request, g) for g in with_seats(open_games.order_by("-created_at"))],
+        "my_games": mine,
+        "finished_games": [listing(request, g) for g in with_seats(finished)[:FINISHED_SHOWN]],
+    })
+
+
+@login_required
+def create_game(request: HttpRequest) -> HttpResponse:
+    form = CreateGameForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        try:
+            game = services.create_game(request.user, **form.cleaned_data)
+        except services.GameError as exc:
+            form.add_error(None, sentence(exc))
+        else:
+            return redirect("game", game.pk)
+    return render(request, "games/create_game.html", {"form": form})
+
+
+def joinable_game(game_id: int, token: str) -> Game:
+    """The game to join; an invite-only game only with its token, or its id would do."""
+    game = get_object_or_404(Game.objects.prefetch_related("seats"), pk=game_id)
+    if game.invite_only and not secrets.compare_digest(token.encode(),
+                                                       game.invite_token.encode()):
+        raise Http404("No such game")
+    return game
+
+
+def refuse_join(request: HttpRequest, game: Game, reason: object) -> HttpResponse:
+    messages.error(request, sentence(reason))
+    return redirect("invite", game.invite_token)
+
+
+@login_required
+@require_POST
+def join_game(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = joinable_game(game_id, request.POST.get("token", ""))
+    form = JoinForm(game, request.POST)
+    if not form.is_valid():
+        return refuse_join(request, game, form.errors["colour"][0])
+    colour = form.cleaned_data["colour"]
+    try:
+        services.join_game(game.pk, request.user, colour)
+    except services.GameError as exc:
+        return refuse_join(request, game, exc)
+    messages.success(request, f"You joined {game.name} as {colour}.")
+    return redirect("game", game.pk)
+
+
+@require_safe
+def invite(request: HttpRequest, token: str) -> HttpResponse:
+    game = get_object_or_404(with_seats(Game.objects.all()), invite_token=token)
+    return render(request, "games/invite.html", {
+        "row": listing(request, game), "game": game, "form": JoinForm(game)})

@@ -1,0 +1,184 @@
+"""The site's forms: accounts, the profile, creating and joining games.
+
+Forms check what a person typed and say clearly what is wrong; whether a game may
+be created or joined is decided again by `games.services` under the game's lock.
+"""
+
+from __future__ import annotations
+
+import zoneinfo
+from functools import cache
+from typing import Any
+
+from crispy_forms.bootstrap import InlineCheckboxes, InlineRadios
+from crispy_forms.helper import FormHelper
+from crispy_forms.layout import Layout
+from django import forms
+from django.conf import settings
+from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
+
+from games import services
+from games.models import COLOUR_CHOICES, Game, Profile
+
+MAX_DEADLINE_HOURS = 720  # 30 days: longer and a game is as good as abandoned
+
+
+@cache
+def time_zone_choices() -> list[tuple[str, str]]:
+    return [(zone, zone) for zone in sorted(zoneinfo.available_timezones())]
+
+
+def time_zone_field() -> forms.ChoiceField:
+    return forms.ChoiceField(
+        choices=time_zone_choices, initial="UTC",
+        help_text="Every deadline is shown in this time zone.",
+        error_messages={"invalid_choice": "%(value)s is not a time zone; choose one from "
+                                          "the list, e.g. Europe/Berlin."})
+
+
+COLOUR_ERRORS = {"invalid_choice": "%(value)s is not a colour; choose red, ochre, lilac or grey."}
+
+
+def fields_only(*layout: Any) -> FormHelper:
+    """A crispy helper for the fields alone: the template writes the form tag and its
+    button, with the ids browser tests use. (A helper's form id would also be put on
+    every radio group by crispy-bootstrap5, making ids repeat.)"""
+    form_helper = FormHelper()
+    form_helper.form_tag = False
+    form_helper.disable_csrf = True  # the template's form tag carries the token
+    form_helper.layout = Layout(*layout)
+    return form_helper
+
+
+def is_email_taken(email: str, exclude: User | None = None) -> bool:
+    # Password reset mails every account with the address: one address, one account.
+    users = User.objects.filter(email__iexact=email)
+    if exclude is not None:
+        users = users.exclude(pk=exclude.pk)
+    return users.exists()
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(help_text="For game news and for resetting your password.")
+    display_name = forms.CharField(max_length=40, help_text="The name other players see.")
+    time_zone = time_zone_field()
+
+    field_order = ["username", "email", "display_name", "time_zone", "password1", "password2"]
+
+    class Meta(UserCreationForm.Meta):
+        model = User
+        fields = ("username", "email")
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"]
+        if is_email_taken(email):
+            raise forms.ValidationError("An account with this email exists; "
+                                        "reset its password instead.")
+        return email
+
+    def save(self, commit: bool = True) -> User:
+        user = super().save(commit=commit)
+        if commit:  # the profile exists only once the user is saved (games.signals)
+            profile = user.profile
+            profile.display_name = self.cleaned_data["display_name"]
+            profile.time_zone = self.cleaned_data["time_zone"]
+            profile.save(update_fields=["display_name", "time_zone"])
+        return user
+
+
+class ProfileForm(forms.ModelForm):
+    email = forms.EmailField()
+    time_zone = time_zone_field()
+
+    field_order = ["display_name", "email", "time_zone"]
+
+    class Meta:
+        model = Profile
+        fields = ["display_name", "time_zone"]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["email"].initial = self.instance.user.email
+
+    def clean_email(self) -> str:
+        email = self.cleaned_data["email"]
+        if is_email_taken(email, exclude=self.instance.user):
+            raise forms.ValidationError("Another account uses this email.")
+        return email
+
+    def save(self, commit: bool = True) -> Profile:
+        profile = super().save(commit=commit)
+        if commit:
+            profile.user.email = self.cleaned_data["email"]
+            profile.user.save(update_fields=["email"])
+        return profile
+
+
+class CreateGameForm(forms.Form):
+    """The settings of a new game; `cleaned_data` is the keyword arguments of
+    `services.create_game` after the creator."""
+
+    name = forms.CharField(max_length=80)
+    player_count = forms.TypedChoiceField(
+        label="Players", coerce=int, initial=3, choices=[(n, n) for n in (2, 3, 4)],
+        error_messages={"invalid_choice": "A game has 2, 3 or 4 players."})
+    setup = forms.ChoiceField(
+        choices=Game._meta.get_field("setup").choices, initial="variable",
+        widget=forms.RadioSelect,
+        help_text="Basic: the board of the rules' first game (3 or 4 players).")
+    decisions = forms.ChoiceField(
+        choices=Game._meta.get_field("decisions").choices, initial="sealed",
+        widget=forms.RadioSelect,
+        help_text="Sealed: everyone decides at once, revealed together.")
+    money = forms.ChoiceField(
+        choices=Game._meta.get_field("money").choices, initial="hidden",
+        widget=forms.RadioSelect)
+    deadline_hours = forms.IntegerField(
+        label="Phase deadline (hours)", min_value=1, max_value=MAX_DEADLINE_HOURS,
+        initial=settings.GAME_DEFAULT_DEADLINE_HOURS,
+        error_messages={
+            "min_value": f"A phase deadline is 1 to {MAX_DEADLINE_HOURS} hours.",
+            "max_value": f"A phase deadline is 1 to {MAX_DEADLINE_HOURS} hours (30 days)."})
+    invite_only = forms.BooleanField(
+        required=False, label="Invite only",
+        help_text="Not listed in the lobby; players join with the link you share.")
+    colour = forms.ChoiceField(label="Your colour", choices=COLOUR_CHOICES, initial="red",
+                               widget=forms.RadioSelect, error_messages=COLOUR_ERRORS)
+    computer_colours = forms.MultipleChoiceField(
+        label="Computer players", required=False, choices=COLOUR_CHOICES,
+        widget=forms.CheckboxSelectMultiple, error_messages=COLOUR_ERRORS,
+        help_text="Colours played by the computer; the other seats wait for people.")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.helper = fields_only(
+            "name", "player_count", InlineRadios("setup"), InlineRadios("decisions"),
+            InlineRadios("money"), "deadline_hours", "invite_only", InlineRadios("colour"),
+            InlineCheckboxes("computer_colours"))
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        count, computers = data.get("player_count"), data.get("computer_colours") or []
+        if data.get("setup") == "basic" and count == 2:
+            self.add_error("setup", "The basic setup is for 3 or 4 players; "
+                                    "choose the variable setup for 2.")
+        if data.get("colour") in computers:
+            self.add_error("computer_colours", f"{data['colour'].title()} is your own "
+                                               "colour; a computer cannot play it.")
+        if count is not None and len(computers) >= count:
+            self.add_error("computer_colours", f"At most {count - 1} of the {count} seats "
+                                               "can be computers; one is yours.")
+        return data
+
+
+class JoinForm(forms.Form):
+    colour = forms.ChoiceField(
+        error_messages={"required": "Choose a colour.",
+                        "invalid_choice": "%(value)s is not free in this game; "
+                                          "choose another colour."})
+
+    def __init__(self, game: Game, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["colour"].choices = [
+            (c, c.title()) for c in services.free_colours(game)]

@@ -1,0 +1,186 @@
+"""Signing up, logging in and out, resetting a password, editing the profile."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from tests.site.conftest import PASSWORD
+
+NEW_PASSWORD = "another long passphrase"
+
+
+def signup_data(**changes: str) -> dict[str, str]:
+    return {"username": "erin", "email": "erin@example.org", "display_name": "Erin E.",
+            "time_zone": "Asia/Tokyo", "password1": PASSWORD, "password2": PASSWORD,
+            **changes}
+
+
+def logged_in_user(client) -> User | None:
+    user = client.get(reverse("lobby")).context["user"]
+    return user if user.is_authenticated else None
+
+
+# --- signing up ----------------------------------------------------------------------------
+
+
+def test_the_signup_page_offers_time_zones_with_utc_chosen(client, db):
+    response = client.get(reverse("signup"))
+    assert response.status_code == 200
+    assert '<option value="Europe/Berlin">' in response.content.decode()
+    assert '<option value="UTC" selected>' in response.content.decode()
+
+
+def test_signing_up_logs_the_user_in_with_the_profile_saved(client, db):
+    response = client.post(reverse("signup"), signup_data())
+    assert response.status_code == 302
+    assert response["Location"] == reverse("lobby")
+    user = User.objects.get(username="erin")
+    assert user.email == "erin@example.org"
+    assert (user.profile.display_name, user.profile.time_zone) == ("Erin E.", "Asia/Tokyo")
+    assert logged_in_user(client) == user
+
+
+def test_new_passwords_are_hashed_with_argon2(client, db):
+    client.post(reverse("signup"), signup_data())
+    user = User.objects.get(username="erin")
+    assert user.password.startswith("argon2")
+    assert user.check_password(PASSWORD)
+
+
+def test_a_bad_time_zone_is_refused_with_a_clear_message(client, db):
+    response = client.post(reverse("signup"), signup_data(time_zone="Mars/Olympus"))
+    assert response.status_code == 200
+    assert "Mars/Olympus is not a time zone" in response.content.decode()
+    assert not User.objects.filter(username="erin").exists()
+    assert logged_in_user(client) is None
+
+
+def test_an_email_already_used_is_refused(client, alice):
+    response = client.post(reverse("signup"), signup_data(email="ALICE@example.org"))
+    assert "An account with this email exists" in response.content.decode()
+    assert not User.objects.filter(username="erin").exists()
+
+
+def test_mismatched_passwords_are_refused(client, db):
+    response = client.post(reverse("signup"), signup_data(password2="something else entirely"))
+    assert response.status_code == 200
+    assert not User.objects.filter(username="erin").exists()
+
+
+def test_signing_up_from_an_invite_returns_to_it(client, db):
+    response = client.post(reverse("signup"), signup_data(next="/invite/abc/"))
+    assert response["Location"] == "/invite/abc/"
+
+
+def test_signing_up_ignores_a_next_page_on_another_site(client, db):
+    response = client.post(reverse("signup"), signup_data(next="https://evil.example/"))
+    assert response["Location"] == reverse("lobby")
+
+
+# --- logging in and out ---------------------------------------------------------------------
+
+
+def test_logging_in_with_the_right_password_works(client, alice):
+    response = client.post(reverse("login"), {"username": "alice", "password": PASSWORD})
+    assert response.status_code == 302
+    assert response["Location"] == reverse("lobby")
+    assert logged_in_user(client) == alice
+
+
+def test_logging_in_with_a_wrong_password_is_refused(client, alice):
+    response = client.post(reverse("login"), {"username": "alice", "password": "wrong"})
+    assert response.status_code == 200
+    assert 'id="login-form"' in response.content.decode()
+    assert logged_in_user(client) is None
+
+
+def test_logging_out_ends_the_session(client, alice):
+    client.force_login(alice)
+    response = client.post(reverse("logout"))
+    assert response["Location"] == reverse("lobby")
+    assert logged_in_user(client) is None
+
+
+# --- resetting a password -------------------------------------------------------------------
+
+
+def test_password_reset_sends_an_email_whose_link_sets_a_new_password(client, alice, mailoutbox):
+    response = client.post(reverse("password_reset"), {"email": "alice@example.org"})
+    assert response["Location"] == reverse("password_reset_done")
+    assert len(mailoutbox) == 1
+    assert mailoutbox[0].to == ["alice@example.org"]
+    link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+)", mailoutbox[0].body).group(1)
+
+    form_url = client.get(link)["Location"]  # Django hides the token behind a redirect
+    response = client.post(form_url, {"new_password1": NEW_PASSWORD,
+                                      "new_password2": NEW_PASSWORD})
+    assert response["Location"] == reverse("password_reset_complete")
+    alice.refresh_from_db()
+    assert alice.check_password(NEW_PASSWORD)
+    assert alice.password.startswith("argon2")
+
+
+def test_a_password_reset_link_works_only_once(client, alice, mailoutbox):
+    client.post(reverse("password_reset"), {"email": "alice@example.org"})
+    link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+)", mailoutbox[0].body).group(1)
+    form_url = client.get(link)["Location"]
+    client.post(form_url, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
+
+    response = client.get(link, follow=True)
+    assert 'id="invalid-link"' in response.content.decode()
+
+
+def test_password_reset_for_an_unknown_email_sends_nothing(client, alice, mailoutbox):
+    response = client.post(reverse("password_reset"), {"email": "nobody@example.org"})
+    assert response["Location"] == reverse("password_reset_done")
+    assert mailoutbox == []
+
+
+# --- the profile ----------------------------------------------------------------------------
+
+
+def test_the_profile_needs_a_login(client, db):
+    response = client.get(reverse("profile"))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_the_profile_shows_the_current_values(client, alice):
+    client.force_login(alice)
+    page = client.get(reverse("profile")).content.decode()
+    assert 'value="Alice"' in page and 'value="alice@example.org"' in page
+    assert '<option value="Europe/Berlin" selected>' in page
+
+
+def test_editing_the_profile_saves_name_email_and_time_zone(client, alice):
+    client.force_login(alice)
+    response = client.post(reverse("profile"), {
+        "display_name": "Queen Alice", "email": "queen@example.org",
+        "time_zone": "Australia/Sydney"})
+    assert response["Location"] == reverse("profile")
+    alice.refresh_from_db()
+    alice.profile.refresh_from_db()
+    assert alice.email == "queen@example.org"
+    assert (alice.profile.display_name, alice.profile.time_zone) == \
+        ("Queen Alice", "Australia/Sydney")
+
+
+@pytest.mark.parametrize(("field", "value", "message"), [
+    ("time_zone", "Berlin", "Berlin is not a time zone"),
+    ("email", "bob@example.org", "Another account uses this email"),
+    ("display_name", "", "This field is required"),
+])
+def test_a_bad_profile_edit_changes_nothing(client, alice, bob, field, value, message):
+    client.force_login(alice)
+    data = {"display_name": "Queen Alice", "email": "queen@example.org",
+            "time_zone": "UTC", field: value}
+    response = client.post(reverse("profile"), data)
+    assert message in response.content.decode()
+    alice.refresh_from_db()
+    alice.profile.refresh_from_db()
+    assert (alice.email, alice.profile.display_name, alice.profile.time_zone) == \
+        ("alice@example.org", "Alice", "Europe/Berlin")
