@@ -149,8 +149,7 @@ def start_game(settings: Settings) -> tuple[GameState, Log]:
         _next_placement(state)
     else:
         _begin_turn(state, log)
-    for event in log:
-        event.setdefault("turn", state.turn)
+    _stamp(log, state.turn)
     return state, log
 
 
@@ -165,9 +164,15 @@ def submit(state: GameState, player: str, move: Submission) -> tuple[GameState, 
     """Validate and apply one submission to a copy; the given state never changes."""
     new, log = state.copy(), []
     _apply(new, player, move, log)
-    for event in log:
-        event.setdefault("turn", state.turn)
+    _stamp(log, new.turn)
     return new, log
+
+
+def _stamp(log: Log, turn: int) -> None:
+    """Give every event the turn it happened in (those before a turn's end are stamped
+    by `_end_turn`)."""
+    for event in log:
+        event.setdefault("turn", turn)
 
 
 def replay(settings: Settings, record: Sequence[tuple[str, Submission]]) -> GameState:
@@ -628,6 +633,7 @@ def _settle_duel(state: GameState, log: Log) -> None:
 def _end_turn(state: GameState, log: Log) -> None:
     """RULES 3.4: decision cards go back, the start player role passes on."""
     log.append({"kind": "turn_end"})
+    _stamp(log, state.turn)
     state.decisions, state.slot = {}, 0
     state.start = (state.start + 1) % len(state.players)
     state.turn += 1

@@ -41,7 +41,7 @@ def view(state: GameState, viewer: str | None, reveal: bool = False) -> dict[str
         "decisions": {p: encode(c) for p, c in state.decisions.items()},
         "submitted": sorted(state.sealed),
         "winners": list(state.winners),
-        **board_view(state.pos),
+        **board_view(state.pos, areas=state.phase.kind != "placement"),
     }
     if viewer in state.sealed:
         result["my_sealed"] = encode(state.sealed[viewer])
@@ -121,8 +121,9 @@ def _player(state: GameState, player: str, viewer: str | None, over: bool) -> di
     return data
 
 
-def board_view(pos: Position) -> dict[str, Any]:
-    """Everything on the table: public to all."""
+def board_view(pos: Position, areas: bool = True) -> dict[str, Any]:
+    """Everything on the table: public to all. While castles are being placed
+    (RULES 2.3) there are no walls, so no areas are shown."""
     return {
         "board": list(pos.board.rows),
         "castles": sorted(([*c, col] for c, col in pos.castles.items()),
@@ -133,8 +134,9 @@ def board_view(pos: Position) -> dict[str, Any]:
         "wall_supply": pos.wall_supply,
         "knight_supply": dict(pos.knight_supply),
         "alliances": sorted([list(a), list(b)] for a, b in pos.alliances),
-        "regions": [_region(pos, r) for r in pos.regions()],
-        "neutral_zones": [_zone(pos, a) for a in pos.areas if a.is_neutral_zone],
+        "regions": [_region(pos, r) for r in pos.regions()] if areas else [],
+        "neutral_zones": [_zone(pos, a) for a in pos.areas if a.is_neutral_zone] if areas
+        else [],
     }
 
 

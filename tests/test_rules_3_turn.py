@@ -124,3 +124,13 @@ def _free_edge(state, player: str) -> str:
     from engine.rules import legal_walls
 
     return format_edge(legal_walls(state.pos, player)[40])
+
+
+def test_rules_3_4_events_of_the_next_turn_carry_its_number():
+    play = Play(game(cards=("M5 M4 M6", "W2 S1 M5")))
+    s, a, b = play.order
+    play.decide({s: "decide 1, 2", a: "decide 3", b: "decide 3"})
+    assert play.state.turn == 2
+    end = play.kinds().index("turn_end")
+    assert {e["turn"] for e in play.events[: end + 1]} == {1}
+    assert {e["turn"] for e in play.events[end + 1:]} == {2}

@@ -126,3 +126,12 @@ def test_reveal_shows_the_sealed_submissions_for_the_archive():
     play(s, "decide 1, 3")
     assert "sealed" not in view(play.state, None)
     assert view(play.state, None, reveal=True)["sealed"][s]["type"] == "Decide"
+
+
+def test_no_areas_are_shown_while_castles_are_placed():
+    from engine.game import new_game
+    from engine.setup import Settings
+
+    state = new_game(Settings(players=("red", "ochre"), seed=1))
+    first = view(state, None)
+    assert first["regions"] == [] and first["neutral_zones"] == []

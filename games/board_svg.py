@@ -1,0 +1,266 @@
+"""The board as SVG markup, drawn on the server from a view dict (`engine.view.view`).
+
+Only what the view holds is drawn, so the same function serves the game page and
+the archive. Every piece of text is escaped; colours are looked up, never copied.
+With `interactive`, every cell and internal edge becomes a clickable target named
+in the engine's notation, and the targets in the view's `ask` are marked "legal".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from html import escape
+from typing import Any
+
+from engine.board import column_name
+from engine.notation import format_cell, format_edge
+
+CELL = 40  # pixels per cell
+MARGIN = 22  # room for the coordinates on the top and left rim
+PAD = 4  # room for the frame on the bottom and right rim
+WALL_WIDTH = 5
+EDGE_BAND = 10  # width of an edge's click target
+COLOURS = {"red": "#b3261e", "ochre": "#c58a1b", "lilac": "#8e5bb5", "grey": "#6b6f75"}
+UNKNOWN_COLOUR = "#888888"
+TERRAIN = {".": ("plain", "#eee8cf"), "F": ("forest", "#b5d19a"),
+           "H": ("hill", "#d8bf97"), "T": ("town", "#e6dccb")}
+WALL_COLOUR = "#2b2118"
+ALLIANCE_COLOUR = "#d4a017"
+_COORD_STYLE = 'font-family="sans-serif" font-size="11" fill="#555"'
+
+Cell = tuple[int, int]
+
+_DEFS = """<defs>
+<pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse"
+ patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="8" stroke="#55606e"
+ stroke-width="2" stroke-opacity="0.45"/></pattern>
+<symbol id="glyph-forest" viewBox="0 0 40 40"><path d="M12 30 L17 18 L22 30 Z M20 28 L26 13
+ L32 28 Z" fill="#4f7a35" fill-opacity="0.75"/></symbol>
+<symbol id="glyph-hill" viewBox="0 0 40 40"><path d="M7 31 Q15 14 22 31 M17 31 Q26 11 34 31"
+ fill="none" stroke="#8a6a3d" stroke-width="2.5"/></symbol>
+<symbol id="glyph-town" viewBox="0 0 40 40"><path d="M11 31 V20 L17 14 L23 20 V31 Z M23 31
+ V23 L28 18 L33 23 V31 Z" fill="#8d7f6e" fill-opacity="0.8"/></symbol>
+<symbol id="glyph-castle" viewBox="0 0 40 40"><path d="M8 33 V14 H13 V18 H17 V14 H23 V18 H27
+ V14 H32 V33 Z" stroke="#1d1d1d" stroke-width="1.5"/></symbol>
+</defs>"""
+
+
+def render_board(v: dict[str, Any], interactive: bool = False,
+                 element_id: str | None = None) -> str:
+    """The board of view `v` as one `<svg>` element, with the DOM id `element_id`."""
+    rows: list[str] = v["board"]
+    width, height = len(rows[0]), len(rows)
+    parts = [_open_svg(width, height, interactive, element_id), _DEFS]
+    parts += _terrain(rows)
+    parts += _regions(v.get("regions", []))
+    parts += _neutral_zones(v.get("neutral_zones", []))
+    parts += _walls(v.get("walls", []))
+    parts.append(_frame(width, height))
+    parts += _coordinates(width, height)
+    parts += _alliances(v.get("alliances", []), v.get("regions", []))
+    parts += _pieces(v.get("castles", []), "castle")
+    parts += _pieces(v.get("knights", []), "knight")
+    if interactive:
+        parts += _cell_targets(rows, _legal_cells(v.get("ask") or {}))
+        parts += _edge_targets(width, height, _legal_edges(v.get("ask") or {}))
+    parts.append("</svg>")
+    return "\n".join(parts)
+
+
+# --- geometry ----------------------------------------------------------------------------
+
+
+def _left(x: int) -> int:
+    return MARGIN + x * CELL
+
+
+def _top(y: int) -> int:
+    return MARGIN + y * CELL
+
+
+def _centre(cell: Cell) -> tuple[float, float]:
+    return _left(cell[0]) + CELL / 2, _top(cell[1]) + CELL / 2
+
+
+def _edge_line(a: Cell, b: Cell) -> tuple[int, int, int, int]:
+    """The line between two side-by-side cells (a before b in reading order)."""
+    (ax, ay), (bx, by) = sorted((a, b), key=lambda c: (c[1], c[0]))
+    if ay == by:  # side by side: a vertical line right of a
+        return _left(bx), _top(ay), _left(bx), _top(ay + 1)
+    return _left(ax), _top(by), _left(ax + 1), _top(by)
+
+
+def _cell(pair: Iterable[int]) -> Cell:
+    x, y = pair
+    return int(x), int(y)
+
+
+def _colour(name: str) -> str:
+    return COLOURS.get(name, UNKNOWN_COLOUR)
+
+
+# --- layers ------------------------------------------------------------------------------
+
+
+def _open_svg(width: int, height: int, interactive: bool, element_id: str | None) -> str:
+    w, h = MARGIN + width * CELL + PAD, MARGIN + height * CELL + PAD
+    ident = f' id="{escape(element_id)}"' if element_id else ""
+    kind = " interactive" if interactive else ""
+    return (f'<svg{ident} class="board-svg{kind}" xmlns="http://www.w3.org/2000/svg" '
+            f'viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
+            f'aria-label="Game board, {width} by {height} cells">')
+
+
+def _terrain(rows: list[str]) -> Iterator[str]:
+    for y, row in enumerate(rows):
+        for x, mark in enumerate(row):
+            name, fill = TERRAIN.get(mark, ("unknown", UNKNOWN_COLOUR))
+            yield (f'<rect class="terrain {name}" x="{_left(x)}" y="{_top(y)}" width="{CELL}" '
+                   f'height="{CELL}" fill="{fill}" stroke="#c9c2a8" stroke-width="0.5"/>')
+            if name in ("forest", "hill", "town"):
+                yield (f'<use href="#glyph-{name}" x="{_left(x)}" y="{_top(y)}" '
+                       f'width="{CELL}" height="{CELL}"/>')
+
+
+def _regions(regions: list[dict[str, Any]]) -> Iterator[str]:
+    for region in regions:
+        fill, owner = _colour(region.get("owner", "")), escape(str(region.get("owner", "")))
+        for cell in region["cells"]:
+            x, y = _cell(cell)
+            yield (f'<rect class="region region-{owner}" x="{_left(x)}" y="{_top(y)}" '
+                   f'width="{CELL}" height="{CELL}" fill="{fill}" fill-opacity="0.3"/>')
+
+
+def _neutral_zones(zones: list[dict[str, Any]]) -> Iterator[str]:
+    for zone in zones:
+        for cell in zone["cells"]:
+            x, y = _cell(cell)
+            yield (f'<rect class="neutral-zone" x="{_left(x)}" y="{_top(y)}" width="{CELL}" '
+                   f'height="{CELL}" fill="url(#hatch)"/>')
+
+
+def _walls(walls: list[list[list[int]]]) -> Iterator[str]:
+    for a, b in walls:
+        x1, y1, x2, y2 = _edge_line(_cell(a), _cell(b))
+        name = escape(format_edge((_cell(a), _cell(b))))
+        yield (f'<line class="wall" data-wall-at="{name}" x1="{x1}" y1="{y1}" x2="{x2}" '
+               f'y2="{y2}" stroke="{WALL_COLOUR}" stroke-width="{WALL_WIDTH}" '
+               'stroke-linecap="round"/>')
+
+
+def _frame(width: int, height: int) -> str:
+    return (f'<rect class="rim" x="{MARGIN}" y="{MARGIN}" width="{width * CELL}" '
+            f'height="{height * CELL}" fill="none" stroke="{WALL_COLOUR}" '
+            f'stroke-width="{WALL_WIDTH}"/>')
+
+
+def _coordinates(width: int, height: int) -> Iterator[str]:
+    for x in range(width):
+        yield (f'<text class="coord" x="{_left(x) + CELL // 2}" y="{MARGIN - 7}" '
+               f'{_COORD_STYLE} text-anchor="middle">{escape(column_name(x))}</text>')
+    for y in range(height):
+        yield (f'<text class="coord" x="{MARGIN - 6}" y="{_top(y) + CELL // 2 + 4}" '
+               f'{_COORD_STYLE} text-anchor="end">{y + 1}</text>')
+
+
+def _alliances(alliances: list[list[list[int]]], regions: list[dict[str, Any]]) -> Iterator[str]:
+    """A ring on a border edge of the two allied regions, or a dashed line between their
+    castles when they no longer touch."""
+    cells_of = {_cell(r["castle"]): {_cell(c) for c in r["cells"]} for r in regions}
+    for a, b in alliances:
+        one, two = _cell(a), _cell(b)
+        label = escape(f"alliance of {format_cell(one)} and {format_cell(two)}")
+        edge = _shared_edge(cells_of.get(one, set()), cells_of.get(two, set()))
+        yield _alliance_mark(edge, one, two, label)
+
+
+def _shared_edge(one: set[Cell], two: set[Cell]) -> tuple[Cell, Cell] | None:
+    for x, y in sorted(one, key=lambda c: (c[1], c[0])):
+        for other in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
+            if other in two:
+                return (x, y), other
+    return None
+
+
+def _alliance_mark(edge: tuple[Cell, Cell] | None, one: Cell, two: Cell, label: str) -> str:
+    if edge is None:
+        (x1, y1), (x2, y2) = _centre(one), _centre(two)
+        return (f'<line class="alliance" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" '
+                f'stroke="{ALLIANCE_COLOUR}" stroke-width="3" stroke-dasharray="6 5">'
+                f"<title>{label}</title></line>")
+    x1, y1, x2, y2 = _edge_line(*edge)
+    return (f'<circle class="alliance" cx="{(x1 + x2) / 2}" cy="{(y1 + y2) / 2}" r="7" '
+            f'fill="#fff8dc" stroke="{ALLIANCE_COLOUR}" stroke-width="3">'
+            f"<title>{label}</title></circle>")
+
+
+def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
+    for x, y, owner in pieces:
+        cell, name = _cell((x, y)), escape(str(owner))
+        title = f"<title>{name} {kind} at {escape(format_cell(cell))}</title>"
+        if kind == "castle":
+            yield (f'<use class="castle castle-{name}" href="#glyph-castle" x="{_left(cell[0])}" '
+                   f'y="{_top(cell[1])}" width="{CELL}" height="{CELL}" '
+                   f'fill="{_colour(owner)}">{title}</use>')
+        else:
+            cx, cy = _centre(cell)
+            yield (f'<circle class="knight knight-{name}" cx="{cx}" cy="{cy}" r="9" '
+                   f'fill="{_colour(owner)}" stroke="#1d1d1d" stroke-width="1.5">'
+                   f"{title}</circle>")
+
+
+# --- click targets ------------------------------------------------------------------------
+
+
+def _legal_cells(ask: dict[str, Any]) -> set[Cell]:
+    found: set[Cell] = set()
+    for key in ("knights", "expansions", "castles"):
+        found.update(_cell(c) for c in ask.get(key) or ())
+    return found
+
+
+def _legal_edges(ask: dict[str, Any]) -> set[frozenset[Cell]]:
+    return {frozenset((_cell(a), _cell(b))) for a, b in ask.get("edges") or ()}
+
+
+def _cell_targets(rows: list[str], legal: set[Cell]) -> Iterator[str]:
+    yield '<g class="cell-targets">'
+    for y, row in enumerate(rows):
+        for x, mark in enumerate(row):
+            name = escape(format_cell((x, y)))
+            terrain = TERRAIN.get(mark, ("unknown", ""))[0]
+            extra = " legal" if (x, y) in legal else ""
+            yield (f'<rect class="cell{extra}" data-cell="{name}" x="{_left(x)}" y="{_top(y)}" '
+                   f'width="{CELL}" height="{CELL}" fill="transparent">'
+                   f"<title>{name} {terrain}</title></rect>")
+    yield "</g>"
+
+
+def _edge_targets(width: int, height: int, legal: set[frozenset[Cell]]) -> Iterator[str]:
+    """A thin band over each edge: a shape with an area, so that a browser (and a
+    browser test) can click it; its corners are left to the cells."""
+    yield '<g class="edge-targets">'
+    for a, b in _internal_edges(width, height):
+        name = escape(format_edge((a, b)))
+        extra = " legal" if frozenset((a, b)) in legal else ""
+        x, y, w, h = _edge_band(a, b)
+        yield (f'<rect class="edge{extra}" data-wall="{name}" x="{x}" y="{y}" width="{w}" '
+               f'height="{h}" fill="transparent"><title>{name}</title></rect>')
+    yield "</g>"
+
+
+def _edge_band(a: Cell, b: Cell) -> tuple[int, int, int, int]:
+    x1, y1, x2, y2 = _edge_line(a, b)
+    half, inset = EDGE_BAND // 2, EDGE_BAND // 2
+    if x1 == x2:
+        return x1 - half, y1 + inset, EDGE_BAND, CELL - 2 * inset
+    return x1 + inset, y1 - half, CELL - 2 * inset, EDGE_BAND
+
+
+def _internal_edges(width: int, height: int) -> Iterator[tuple[Cell, Cell]]:
+    for y in range(height):
+        for x in range(width):
+            if x + 1 < width:
+                yield (x, y), (x + 1, y)
+            if y + 1 < height:
+                yield (x, y), (x, y + 1)

@@ -1,0 +1,440 @@
+"""Forms that build a submission from fields and hand back its text in the engine's
+notation (`engine.notation.format_move`).
+
+They check shape only (a cell is a cell, a wall lies between two cells); whether a
+submission is legal is the engine's business, so nothing here knows a rule. The
+choices a form offers (Treasure cards, the cards of a politics pile, alliances) come
+from the viewer's own view of the game.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django import forms
+
+from engine.board import Cell, Edge
+from engine.errors import NotationError
+from engine.moves import (
+    Accept,
+    Alliance,
+    Bid,
+    BreakOff,
+    Choice,
+    ChoosePile,
+    Decide,
+    EndAlliance,
+    Expand,
+    Knight,
+    Offer,
+    Pass,
+    Place,
+    Renegade,
+    Submission,
+    Swords,
+    TakeCard,
+    Walls,
+)
+from engine.notation import format_cell, format_move, parse_cell, parse_edge
+from games.event_text import action_text, card_name
+
+View = dict[str, Any]
+CARD_NUMBERS = (1, 2, 3)
+
+
+# --- reading fields --------------------------------------------------------------------------
+
+
+def _cells(text: str) -> list[Cell]:
+    try:
+        return [parse_cell(word) for word in text.replace(",", " ").split()]
+    except NotationError as error:
+        raise forms.ValidationError(str(error)) from None
+
+
+def _one_cell(text: str) -> Cell:
+    cells = _cells(text)
+    if len(cells) != 1:
+        raise forms.ValidationError("write one cell, like F7")
+    return cells[0]
+
+
+def _edges(text: str) -> list[Edge]:
+    try:
+        return [parse_edge(word) for word in text.replace(",", " ").split()]
+    except NotationError as error:
+        raise forms.ValidationError(str(error)) from None
+
+
+def cell_input(label: str, single: bool, required: bool = True, default: bool = False) -> Any:
+    """A text field the board's clicks fill (board.js): one cell, or several; the
+    `default` field of a form receives clicks before any field is focused."""
+    attrs = {"data-board-target": "cell", "autocomplete": "off",
+             "placeholder": "F7" if single else "F7 G7"}
+    if single:
+        attrs["data-board-single"] = "1"
+    if default:
+        attrs["data-board-default"] = "1"
+    return forms.CharField(label=label, required=required, widget=forms.TextInput(attrs=attrs))
+
+
+def _treasure_values(v: View) -> list[int]:
+    """The viewer's Treasure cards: from what they are asked, else from their hand."""
+    ask = v.get("ask") or {}
+    if "treasure" in ask:
+        return sorted(ask["treasure"])
+    hand = (v.get("players", {}).get(v.get("viewer") or "", {})).get("hand", [])
+    return sorted(int(c.split()[1]) for c in hand if c.startswith("treasure "))
+
+
+def add_treasure_field(form: forms.Form, v: View) -> None:
+    """Checkboxes for the viewer's Treasure cards, if they hold any."""
+    choices = [(str(t), f"Treasure {t}") for t in _treasure_values(v)]
+    if choices:
+        form.fields["treasure"] = forms.MultipleChoiceField(
+            label="Treasure cards to spend", required=False, choices=choices,
+            widget=forms.CheckboxSelectMultiple)
+
+
+def _treasure(data: dict[str, Any]) -> tuple[int, ...]:
+    return tuple(int(x) for x in data.get("treasure") or ())
+
+
+# --- the forms -----------------------------------------------------------------------------
+
+
+class PlayForm(forms.Form):
+    """A form for one kind of submission; `move_text()` is its notation. The page
+    renders it with `templates/games/_form.html` (ids `<kind>-form`, `<kind>-submit`)."""
+
+    kind: ClassVar[str] = ""
+    button: ClassVar[str] = "Submit"
+    button_class: ClassVar[str] = "btn-primary"
+
+    def __init__(self, data: Any = None, *, view: View | None = None, action: str = "") -> None:
+        super().__init__(data, auto_id=f"{self.kind}-%s")
+        self.view: View = view or {}
+        self.action = action
+        self.setup()
+
+    @property
+    def form_id(self) -> str:
+        return f"{self.kind}-form"
+
+    @property
+    def submit_id(self) -> str:
+        return f"{self.kind}-submit"
+
+    def setup(self) -> None:
+        """Adjust fields to the view (labels, choices)."""
+
+    def button_label(self) -> str:
+        return self.button
+
+    @property
+    def ask(self) -> dict[str, Any]:
+        return self.view.get("ask") or {}
+
+    def submission(self) -> Submission:
+        raise NotImplementedError
+
+    def move_text(self) -> str:
+        """The submission in notation; call after `is_valid()`."""
+        return format_move(self.submission())
+
+
+class PlacementForm(PlayForm):
+    kind, button = "place", "Place castle and knight"
+    castle = cell_input("Castle", single=True, default=True)
+    knight = cell_input("Knight (next to the castle)", single=True)
+
+    def clean_castle(self) -> Cell:
+        return _one_cell(self.cleaned_data["castle"])
+
+    def clean_knight(self) -> Cell:
+        return _one_cell(self.cleaned_data["knight"])
+
+    def submission(self) -> Submission:
+        return Place(self.cleaned_data["castle"], self.cleaned_data["knight"])
+
+
+class DecisionForm(PlayForm):
+    """One or two decision cards; optionally an Alliance or Renegade with one of them."""
+
+    kind, button = "decide", "Decide"
+    cards = forms.TypedMultipleChoiceField(
+        label="Decision cards", coerce=int, widget=forms.CheckboxSelectMultiple,
+        choices=[(n, str(n)) for n in CARD_NUMBERS])
+    politics = forms.ChoiceField(label="Play a politics card", required=False, choices=[])
+    politics_with = forms.TypedChoiceField(
+        label="…with decision card", coerce=int, required=False, empty_value=None,
+        choices=[("", "the first chosen"), *[(n, str(n)) for n in CARD_NUMBERS]])
+    first = cell_input("Alliance: your region's castle · Renegade: the knight to remove",
+                       single=True, required=False)
+    second = cell_input("Alliance: the other region's castle · Renegade: the cell for your "
+                        "knight", single=True, required=False)
+
+    def setup(self) -> None:
+        card = (self.view.get("card") or "").split()
+        if len(card) == 3:
+            self.fields["cards"].choices = [(n, f"{n}: {action_text(card[n - 1])}")
+                                            for n in CARD_NUMBERS]
+        count = self.ask.get("cards", 1)
+        self.fields["cards"].help_text = f"Choose {count} card{'s' if count > 1 else ''}."
+        held = self.ask.get("politics") or []
+        if not held:
+            for name in ("politics", "politics_with", "first", "second"):
+                del self.fields[name]
+            return
+        self.fields["politics"].choices = [("", "none"), *[(c, c.title()) for c in held]]
+
+    def clean_cards(self) -> list[int]:
+        cards = self.cleaned_data["cards"]
+        if len(cards) > 2:
+            raise forms.ValidationError("choose one decision card or two")
+        return cards
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        if data.get("politics"):
+            data["first"] = _one_cell(data.get("first") or "")
+            data["second"] = _one_cell(data.get("second") or "")
+            with_card = data.get("politics_with")
+            if with_card is not None and with_card not in (data.get("cards") or ()):
+                raise forms.ValidationError(
+                    "the politics card goes with one of the decision cards you choose")
+        return data
+
+    def submission(self) -> Submission:
+        data = self.cleaned_data
+        politics = self._politics()
+        carrier = data.get("politics_with") or data["cards"][0]
+        return Decide(tuple(Choice(c, politics if c == carrier else None)
+                            for c in data["cards"]))
+
+    def _politics(self) -> Alliance | Renegade | None:
+        kind = self.cleaned_data.get("politics")
+        first, second = self.cleaned_data.get("first"), self.cleaned_data.get("second")
+        if kind == "alliance":
+            return Alliance(first, second)
+        if kind == "renegade":
+            return Renegade(first, second)
+        return None
+
+
+class OfferForm(PlayForm):
+    kind, button = "offer", "Make the offer"
+    ducats = forms.IntegerField(label="Ducats you pay to act alone", min_value=0)
+
+    def setup(self) -> None:
+        if "max_offer" in self.ask:
+            self.fields["ducats"].widget.attrs["max"] = self.ask["max_offer"]
+
+    def submission(self) -> Submission:
+        return Offer(self.cleaned_data["ducats"])
+
+
+class AcceptForm(PlayForm):
+    kind, button, button_class = "accept", "Accept the offer", "btn-success"
+
+    def button_label(self) -> str:
+        offer = self.ask.get("offer")
+        return f"Accept {offer[1]} ducats" if offer else self.button
+
+    def submission(self) -> Submission:
+        return Accept()
+
+
+class BreakOffForm(PlayForm):
+    kind, button, button_class = "break-off", "Break off (duel)", "btn-outline-danger"
+
+    def submission(self) -> Submission:
+        return BreakOff()
+
+
+class BidForm(PlayForm):
+    kind, button = "bid", "Bid (sealed)"
+    ducats = forms.IntegerField(label="Ducats", min_value=0, initial=0)
+
+    def setup(self) -> None:
+        add_treasure_field(self, self.view)
+        if "max_ducats" in self.ask:
+            self.fields["ducats"].widget.attrs["max"] = self.ask["max_ducats"]
+
+    def submission(self) -> Submission:
+        return Bid(self.cleaned_data["ducats"], _treasure(self.cleaned_data))
+
+
+class WallsForm(PlayForm):
+    kind, button = "walls", "Place walls"
+    walls = forms.CharField(
+        label="Walls, in the order placed", help_text="Click edges on the board, or type "
+        "them like F7/F8 G7/G8.",
+        widget=forms.TextInput(attrs={"data-board-target": "wall", "data-board-default": "1",
+                                      "autocomplete": "off", "placeholder": "F7/F8 G7/G8"}))
+
+    def clean_walls(self) -> list[Edge]:
+        return _edges(self.cleaned_data["walls"])
+
+    def submission(self) -> Submission:
+        return Walls(tuple(self.cleaned_data["walls"]))
+
+
+class SwordsForm(PlayForm):
+    """Knights and at most one expansion; the engine says how many the action allows."""
+
+    kind, button = "swords", "Place knights / expand"
+    knights = cell_input("New knights", single=False, required=False, default=True)
+    expand = cell_input("Expansion: 1 or 2 cells, in order", single=False, required=False)
+    expand_from = cell_input("…of the region with the castle at (if you own several)",
+                             single=True, required=False)
+    expand_first = forms.BooleanField(label="Expand before placing knights", required=False)
+
+    def setup(self) -> None:
+        add_treasure_field(self, self.view)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        for name in ("knights", "expand"):
+            data[name] = _cells(data.get(name) or "")
+        if len(data["expand"]) > 2:
+            raise forms.ValidationError("an expansion takes 1 or 2 cells")
+        origin = data.get("expand_from")
+        data["expand_from"] = _one_cell(origin) if origin else None
+        if not data["knights"] and not data["expand"]:
+            raise forms.ValidationError("name a cell for a knight or an expansion")
+        return data
+
+    def submission(self) -> Submission:
+        data = self.cleaned_data
+        steps: list[Knight | Expand] = [Knight(c) for c in data["knights"]]
+        if data["expand"]:
+            expansion = Expand(tuple(data["expand"]), data["expand_from"])
+            steps.insert(0 if data["expand_first"] else len(steps), expansion)
+        return Swords(tuple(steps), _treasure(data))
+
+
+class PileForm(PlayForm):
+    kind, button = "pile", "Look through this pile"
+    pile = forms.TypedChoiceField(label="Politics pile", coerce=int,
+                                  widget=forms.RadioSelect, choices=[(1, "1"), (2, "2")])
+
+    def setup(self) -> None:
+        sizes = self.ask.get("piles") or self.view.get("politics_piles") or [0, 0]
+        self.fields["pile"].choices = [(n, f"Pile {n} ({_plural_cards(size)})")
+                                       for n, size in enumerate(sizes, start=1)]
+
+    def submission(self) -> Submission:
+        return ChoosePile(self.cleaned_data["pile"])
+
+
+class TakeForm(PlayForm):
+    kind, button = "take", "Take this card"
+    card = forms.ChoiceField(label="Card", widget=forms.RadioSelect, choices=[])
+
+    def setup(self) -> None:
+        cards = sorted(set(self.view.get("pile_cards") or []))
+        self.fields["card"].choices = [(c, card_name(c)) for c in cards]
+
+    def submission(self) -> Submission:
+        return TakeCard(self.cleaned_data["card"])
+
+
+class PassForm(PlayForm):
+    kind, button, button_class = "pass", "Pass (decline the action)", "btn-outline-secondary"
+
+    def submission(self) -> Submission:
+        return Pass()
+
+
+class EndAllianceForm(PlayForm):
+    """RULES 7.1 allows it at any time; the choices are the alliances of own castles."""
+
+    kind, button = "end-alliance", "End the alliance (10 ducats)"
+    button_class = "btn-outline-danger"
+    alliance = forms.ChoiceField(label="Alliance", choices=[])
+
+    def setup(self) -> None:
+        self.fields["alliance"].choices = [
+            (f"{format_cell(own)} {format_cell(other)}",
+             f"your region at {format_cell(own)} with {format_cell(other)}")
+            for own, other in own_alliances(self.view)]
+        add_treasure_field(self, self.view)
+
+    def submission(self) -> Submission:
+        own, other = _cells(self.cleaned_data["alliance"])
+        return EndAlliance(own, other, _treasure(self.cleaned_data))
+
+
+class MoveTextForm(PlayForm):
+    """The plain text fallback: any submission in the engine's notation."""
+
+    kind, button = "move", "Submit"
+    move = forms.CharField(
+        label="Move in notation", max_length=500,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "data-board-target": "any"}))
+
+    def __init__(self, data: Any = None, *, view: View | None = None, action: str = "") -> None:
+        super().__init__(data, view=view, action=action)
+        self.auto_id = "%s-text"  # the field's id is "move-text"
+
+    def setup(self) -> None:
+        kinds = asked_kinds(self.view)
+        example = EXAMPLES.get(kinds[0] if kinds else "", "break alliance C3 H5")
+        self.fields["move"].widget.attrs["placeholder"] = example
+
+    def move_text(self) -> str:
+        return self.cleaned_data["move"]
+
+
+EXAMPLES = {"place": "place C3 D3", "decide": "decide 2", "offer": "offer 3",
+            "bid": "bid 5", "walls": "walls F7/F8 G7/G8", "swords": "knight F7, expand G7 G8",
+            "pile": "pile 1", "take": "take alliance"}
+
+
+def _plural_cards(count: int) -> str:
+    return f"{count} card" if count == 1 else f"{count} cards"
+
+
+def own_alliances(v: View) -> list[tuple[Cell, Cell]]:
+    """The alliances one of whose castles is the viewer's, own castle first."""
+    mine = {(x, y) for x, y, colour in v.get("castles", []) if colour == v.get("viewer")}
+    found = []
+    for a, b in v.get("alliances", []):
+        one, two = (a[0], a[1]), (b[0], b[1])
+        if one in mine or two in mine:
+            found.append((one, two) if one in mine else (two, one))
+    return found
+
+
+FORMS: dict[str, type[PlayForm]] = {
+    form.kind: form for form in (
+        PlacementForm, DecisionForm, OfferForm, AcceptForm, BreakOffForm, BidForm,
+        WallsForm, SwordsForm, PileForm, TakeForm, PassForm, EndAllianceForm, MoveTextForm)
+}
+
+
+def forms_for(v: View, action: str) -> list[PlayForm]:
+    """The structured forms for what the view asks of its viewer (none if nothing)."""
+    return [FORMS[kind](view=v, action=action) for kind in asked_kinds(v)]
+
+
+def asked_kinds(v: View) -> list[str]:
+    ask = v.get("ask")
+    if not ask:
+        return []
+    phase, action = ask.get("phase"), ask.get("action") or ""
+    if phase == "negotiation":
+        offer = ask.get("offer")
+        return ["offer", *(["accept"] if offer and offer[0] != v.get("viewer") else []),
+                "break-off"]
+    if phase == "perform":
+        return [{"W": "walls", "S": "swords"}.get(action[:1], "pile"), "pass"]
+    return {"placement": ["place"], "decision": ["decide"], "duel": ["bid"],
+            "crown": ["take", "pass"]}.get(phase or "", [])
+
+
+def form_from_post(v: View, data: Any, action: str) -> PlayForm | None:
+    """The form named by the POST's `form` field, bound to the POST, or None."""
+    form_class = FORMS.get(data.get("form", ""))
+    return None if form_class is None else form_class(data, view=v, action=action)

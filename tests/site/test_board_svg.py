@@ -1,0 +1,164 @@
+"""The board drawn as SVG from a view (games.board_svg): no database needed."""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+
+from engine.board import DATA
+from engine.notation import format_edge, parse_edge
+from engine.view import view
+from games.board_svg import COLOURS, render_board
+from tests.engine_helpers import Play, game
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def basic_view(viewer: str | None = None) -> dict:
+    return view(game(), viewer)
+
+
+def parsed(svg: str) -> ET.Element:
+    """Well-formed XML, or the test fails here."""
+    return ET.fromstring(svg)
+
+
+def with_class(root: ET.Element, name: str) -> list[ET.Element]:
+    return [e for e in root.iter() if name in (e.get("class") or "").split()]
+
+
+def performing_walls() -> tuple[dict, str]:
+    """A view of the player who performs `W2` alone (RULES 3.3)."""
+    play = Play(game(cards=("W2 S1 M5",)))
+    s, a, b = play.order
+    play.decide({s: "decide 1, 3", a: "decide 2", b: "decide 3"})
+    assert play.state.phase.kind == "perform" and play.state.phase.waiting == [s]
+    return view(play.state, s), s
+
+
+def test_an_interactive_board_has_a_target_for_each_of_the_150_cells():
+    root = parsed(render_board(basic_view(), interactive=True))
+    cells = [e.get("data-cell") for e in with_class(root, "cell")]
+    assert len(cells) == 150 == len(set(cells))
+    assert {"A1", "O1", "F7", "A10", "O10"} <= set(cells)
+
+
+def test_an_interactive_board_has_a_target_for_each_internal_edge():
+    root = parsed(render_board(basic_view(), interactive=True))
+    walls = {e.get("data-wall") for e in with_class(root, "edge")}
+    assert len(walls) == 14 * 10 + 15 * 9
+    assert {"F7/F8", "F7/G7", "N10/O10"} <= walls
+    assert "O10/O11" not in walls  # the rim is no edge
+
+
+def test_a_plain_board_has_no_click_targets():
+    svg = render_board(basic_view())
+    assert "data-cell=" not in svg and "data-wall=" not in svg and "<svg id=" not in svg
+    assert "data-cell=" in render_board(basic_view(), interactive=True)
+
+
+def test_the_board_gets_the_id_it_is_given():
+    assert parsed(render_board(basic_view(), element_id="board")).get("id") == "board"
+    assert parsed(render_board(basic_view(), interactive=True)).get("id") is None
+
+
+def test_the_walls_of_the_basic_layout_are_drawn():
+    layout = json.loads((DATA / "basic_layout.json").read_text(encoding="utf-8"))
+    expected = {format_edge(parse_edge(w)) for w in layout["walls"]}
+    root = parsed(render_board(basic_view()))
+    drawn = {e.get("data-wall-at") for e in with_class(root, "wall")}
+    assert drawn == expected and len(drawn) == 20
+
+
+def test_castles_and_knights_are_drawn_in_their_colours():
+    v = basic_view()
+    root = parsed(render_board(v))
+    castles, knights = with_class(root, "castle"), with_class(root, "knight")
+    assert len(castles) == len(v["castles"]) == 12
+    assert len(knights) == len(v["knights"]) == 12
+    assert {c.get("fill") for c in castles} == set(COLOURS.values())
+    assert all(k.get("fill") == COLOURS[k.get("class").split("-")[-1]] for k in knights)
+
+
+def test_regions_are_tinted_in_their_owners_colour():
+    v = basic_view()
+    root = parsed(render_board(v))
+    tinted = with_class(root, "region")
+    assert len(tinted) == sum(r["size"] for r in v["regions"])
+    red = [e for e in tinted if "region-red" in e.get("class")]
+    assert red and all(e.get("fill") == COLOURS["red"] for e in red)
+
+
+def test_neutral_zones_are_hatched():
+    v = basic_view()
+    v["neutral_zones"] = [{"cells": [[5, 5], [6, 5]], "size": 2, "towns": 0}]
+    zones = with_class(parsed(render_board(v)), "neutral-zone")
+    assert len(zones) == 2 and all(z.get("fill") == "url(#hatch)" for z in zones)
+
+
+def test_the_rim_shows_column_letters_and_row_numbers():
+    texts = [e.text for e in with_class(parsed(render_board(basic_view())), "coord")]
+    assert texts == [*"ABCDEFGHIJKLMNO", *map(str, range(1, 11))]
+
+
+def test_an_alliance_is_marked_on_the_border_of_the_two_regions():
+    v = basic_view()
+    v["regions"] = [{"owner": "red", "castle": [1, 0], "cells": [[1, 0], [2, 0]]},
+                    {"owner": "ochre", "castle": [3, 0], "cells": [[3, 0]]}]
+    v["alliances"] = [[[1, 0], [3, 0]]]
+    marks = with_class(parsed(render_board(v)), "alliance")
+    assert len(marks) == 1 and marks[0].tag == f"{SVG}circle"
+    assert (marks[0].get("cx"), marks[0].get("cy")) == ("142.0", "42.0")  # on the C1/D1 edge
+
+
+def test_an_alliance_of_regions_that_no_longer_touch_is_a_dashed_line():
+    v = basic_view()
+    v["alliances"] = [[[1, 0], [13, 0]]]
+    marks = with_class(parsed(render_board(v)), "alliance")
+    assert len(marks) == 1 and marks[0].tag == f"{SVG}line"
+
+
+def test_legal_walls_are_marked_when_performing_walls():
+    v, _ = performing_walls()
+    legal = {format_edge(((a[0], a[1]), (b[0], b[1]))) for a, b in v["ask"]["edges"]}
+    root = parsed(render_board(v, interactive=True))
+    marked = {e.get("data-wall") for e in with_class(root, "edge") if "legal" in e.get("class")}
+    assert legal and marked == legal
+    assert len(marked) < len(with_class(root, "edge"))  # the walls of the layout, for one
+
+
+def test_legal_knight_and_expansion_cells_are_marked():
+    v = basic_view()
+    v["ask"] = {"phase": "perform", "knights": [[5, 6]], "expansions": [[0, 2]]}
+    root = parsed(render_board(v, interactive=True))
+    marked = {e.get("data-cell") for e in with_class(root, "cell") if "legal" in e.get("class")}
+    assert marked == {"F7", "A3"}
+
+
+def test_any_board_size_is_drawn():
+    v = {"board": ["..F", "HT."], "castles": [[0, 0, "red"]], "knights": [[1, 0, "red"]],
+         "walls": [[[0, 0], [0, 1]]]}
+    root = parsed(render_board(v, interactive=True))
+    assert [e.get("data-cell") for e in with_class(root, "cell")] == \
+        ["A1", "B1", "C1", "A2", "B2", "C2"]
+    assert len(with_class(root, "edge")) == 7
+    assert root.get("viewBox") == "0 0 146 106"
+
+
+def test_text_from_the_view_is_escaped():
+    v = {"board": ["."], "castles": [[0, 0, '<script>"x"</script>']], "knights": [],
+         "regions": [{"owner": "<b>", "castle": [0, 0], "cells": [[0, 0]]}]}
+    svg = render_board(v)
+    parsed(svg)
+    assert "<script>" not in svg and "<b>" not in svg
+    assert "&lt;script&gt;" in svg
+
+
+def test_the_terrain_is_drawn_with_a_glyph_for_forest_hill_and_town():
+    v = basic_view()
+    root = parsed(render_board(v))
+    rows = "".join(v["board"])
+    for mark, name in (("F", "forest"), ("H", "hill"), ("T", "town")):
+        assert len(with_class(root, name)) == rows.count(mark)
+        assert len(re.findall(f'href="#glyph-{name}"', render_board(v))) == rows.count(mark)
