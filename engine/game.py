@@ -189,12 +189,44 @@ def _apply(state: GameState, player: str, move: Submission, log: Log) -> None:
     if state.is_over:
         raise IllegalMove("the game is over")
     if isinstance(move, EndAlliance):  # RULES 7.1: at any time
+        _check_uncommitted(state, player, move)
         rules.break_alliance(state.pos, player, move.own, move.other, move.treasure, log)
         return
     if player not in state.phase.waiting:
         names = ", ".join(state.phase.waiting)
         raise IllegalMove(f"the game is waiting for {names}, not for {player}")
     HANDLERS[state.phase.kind](state, player, move, log)
+
+
+def committed(state: GameState, player: str) -> tuple[int, list[int]]:
+    """Ducats and Treasure cards the player has promised and not yet paid: a standing
+    offer (RULES 4.1) and a sealed bid (RULES 4.2)."""
+    ducats, treasure = 0, []
+    offer = state.phase.offer if state.phase.kind == "negotiation" else None
+    if offer is not None and offer[0] == player:
+        ducats += offer[1]
+    bid = state.sealed.get(player)
+    if isinstance(bid, Bid):
+        ducats += bid.ducats
+        treasure += list(bid.treasure)
+    return ducats, treasure
+
+
+def _check_uncommitted(state: GameState, player: str, move: EndAlliance) -> None:
+    """Ending an alliance at any time may not spend what is promised elsewhere."""
+    ducats, treasure = committed(state, player)
+    holder = state.pos.players[player]
+    spent = rules.check_payment(state.pos, player, rules.ALLIANCE_BREAK_FEE, move.treasure)
+    if holder.ducats - spent < ducats:
+        raise IllegalMove(f"{player} has promised {ducats} of {holder.ducats} ducats in an "
+                          "offer or bid, too many to pay for ending the alliance now")
+    free = holder.treasure()
+    for value in treasure:
+        free.remove(value)
+    for value in move.treasure:
+        if value not in free:
+            raise IllegalMove(f"the Treasure card worth {value} is bid in the duel")
+        free.remove(value)
 
 
 def _expect(move: Submission, kind: type[M], what: str) -> M:
@@ -211,7 +243,8 @@ def _next_placement(state: GameState) -> None:
     state.phase = Phase("placement", waiting=[player], colour=colour)
 
 
-def placement_problem(pos: Position, colour: str, move: Place) -> str | None:
+def placement_problem(pos: Position, colour: str, move: Place,
+                      distance: int | None = None) -> str | None:
     castle, knight = move.castle, move.knight
     for cell, what in ((castle, "castle"), (knight, "knight")):
         if not pos.board.on_board(cell):
@@ -222,22 +255,51 @@ def placement_problem(pos: Position, colour: str, move: Place) -> str | None:
             return f"{format_cell(cell)} is taken by {rules.describe(pos, cell)}"
     if abs(castle[0] - knight[0]) + abs(castle[1] - knight[1]) != 1:
         return f"the knight at {format_cell(knight)} must be next to its castle"
-    for other, owner in pos.castles.items():
-        distance = abs(other[0] - castle[0]) + abs(other[1] - castle[1])
-        if owner == colour and distance < CASTLE_DISTANCE:
-            return (f"{format_cell(castle)} is too close to the {colour} castle at "
-                    f"{format_cell(other)}: same-colour castles need 6 cells between them")
+    need = castle_distance(pos, colour) if distance is None else distance
+    nearest = _nearest_castle(pos, colour, castle)
+    if nearest is not None and _distance(nearest, castle) < need:
+        return (f"{format_cell(castle)} is too close to the {colour} castle at "
+                f"{format_cell(nearest)}: same-colour castles need {need - 1} cells "
+                "between them")
     return None
 
 
+def _distance(a: Cell, b: Cell) -> int:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+
+def _nearest_castle(pos: Position, colour: str, cell: Cell) -> Cell | None:
+    own = [c for c, owner in pos.castles.items() if owner == colour]
+    return min(own, key=lambda c: _distance(c, cell)) if own else None
+
+
+def castle_distance(pos: Position, colour: str) -> int:
+    """RULES 2.3 asks for 6 cells between same-colour castles. When no free cell is that
+    far (it happens, rarely, to the fourth castle of a 2-player game), the castle goes
+    as far from its colour's others as any free cell allows (docs/rules-decisions.md)."""
+    best = 0
+    for castle in _castle_cells(pos):
+        nearest = _nearest_castle(pos, colour, castle)
+        best = max(best, CASTLE_DISTANCE if nearest is None else _distance(nearest, castle))
+        if best >= CASTLE_DISTANCE:
+            return CASTLE_DISTANCE
+    return best
+
+
+def _castle_cells(pos: Position) -> list[Cell]:
+    """Free plain cells with a free plain neighbour: where a castle and its knight fit."""
+    def free_plain(c: Cell) -> bool:
+        return pos.board.terrain(c) == PLAIN and pos.piece_at(c) is None
+
+    return [c for c in pos.board.cells
+            if free_plain(c) and any(free_plain(n) for n in pos.board.neighbours(c))]
+
+
 def legal_placements(pos: Position, colour: str) -> list[Place]:
-    found = []
-    for castle in pos.board.cells:
-        for knight in pos.board.neighbours(castle):
-            move = Place(castle, knight)
-            if placement_problem(pos, colour, move) is None:
-                found.append(move)
-    return found
+    need = castle_distance(pos, colour)
+    return [Place(castle, knight) for castle in _castle_cells(pos)
+            for knight in pos.board.neighbours(castle)
+            if placement_problem(pos, colour, Place(castle, knight), need) is None]
 
 
 def _on_placement(state: GameState, player: str, move: Submission, log: Log) -> None:
@@ -443,9 +505,9 @@ def _current_action(state: GameState) -> str:
 def can_act(state: GameState, player: str, action: str) -> bool:
     pos = state.pos
     if action.startswith("W"):
-        return bool(rules.legal_walls(pos, player))
+        return rules.has_legal_wall(pos, player)
     if action.startswith("S"):
-        return bool(rules.legal_knight_cells(pos, player)) or bool(legal_expansions(pos, player))
+        return rules.has_knight_cell(pos, player) or bool(legal_expansions(pos, player))
     return any(state.piles)
 
 
@@ -563,6 +625,8 @@ def _on_negotiation(state: GameState, player: str, move: Submission, log: Log) -
 
 def _accept_offer(state: GameState, player: str, payer: str, ducats: int, log: Log) -> None:
     """RULES 4.1: the money changes hands, the payer acts alone."""
+    if state.pos.players[payer].ducats < ducats:  # cannot happen: offers are committed
+        raise IllegalMove(f"{payer} no longer has the {ducats} ducats offered")
     state.pos.players[payer].ducats -= ducats
     state.pos.players[player].ducats += ducats
     log.append({"kind": "accepted", "player": player, "payer": payer, "ducats": ducats})

@@ -116,6 +116,13 @@ def wall_problem(pos: Position, colour: str, edge: Edge) -> str | None:
         return "the wall supply is empty"
     if len(pos.regions(colour)) >= MAX_REGIONS_FOR_WALLS:
         return f"{colour} owns {MAX_REGIONS_FOR_WALLS} regions and may place no more walls"
+    return edge_problem(pos, edge)
+
+
+def edge_problem(pos: Position, edge: Edge) -> str | None:
+    """The checks of RULES 5.1 that depend on the edge alone (not on the supply or on
+    the player's regions, which are the same for every edge)."""
+    a, b = edge
     for one, other in ((a, b), (b, a)):
         if one in pos.knights and pos.piece_at(other) and \
                 pos.piece_at(other)[1] == pos.knights[one]:  # type: ignore[index]
@@ -137,10 +144,24 @@ def place_wall(pos: Position, colour: str, edge: Edge, log: Log) -> None:
     settle(pos, log)
 
 
+def may_place_walls(pos: Position, colour: str) -> bool:
+    return pos.wall_supply > 0 and len(pos.regions(colour)) < MAX_REGIONS_FOR_WALLS
+
+
 def legal_walls(pos: Position, colour: str) -> list[Edge]:
-    if pos.wall_supply <= 0 or len(pos.regions(colour)) >= MAX_REGIONS_FOR_WALLS:
+    if not may_place_walls(pos, colour):
         return []
-    return [e for e in pos.board.edges if wall_problem(pos, colour, e) is None]
+    return [e for e in pos.board.edges if e not in pos.walls and edge_problem(pos, e) is None]
+
+
+def has_legal_wall(pos: Position, colour: str) -> bool:
+    return may_place_walls(pos, colour) and any(
+        e not in pos.walls and edge_problem(pos, e) is None for e in pos.board.edges)
+
+
+def has_knight_cell(pos: Position, colour: str) -> bool:
+    return pos.knight_supply.get(colour, 0) > 0 and any(
+        knight_problem(pos, colour, c) is None for c in pos.board.cells)
 
 
 # --- knights (RULES 5.2) ---------------------------------------------------------

@@ -1,0 +1,430 @@
+"""Computer players: they stand in for absent players (RULES 9) and drive simulations.
+
+`RandomPlayer.choose(state, player)` returns a legal submission for whatever the
+game waits on `player` for; `GreedyPlayer` does the same but picks the walls,
+knights and expansions that gain it the most power. Every choice is checked by
+`engine.game.submit` before it is returned; after a bounded number of refused
+tries the deadline default of RULES 9 is used instead, so a choice always exists.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from functools import cache
+from typing import TypeVar
+
+from engine import rules
+from engine.board import Cell, Edge, make_edge
+from engine.errors import IllegalMove
+from engine.game import (
+    GameState,
+    default_move,
+    legal_expansions,
+    legal_placements,
+    legal_takes,
+    placement_problem,
+    submit,
+)
+from engine.moves import (
+    Accept,
+    Alliance,
+    Bid,
+    BreakOff,
+    Choice,
+    ChoosePile,
+    Decide,
+    EndAlliance,
+    Expand,
+    Knight,
+    Offer,
+    Pass,
+    Place,
+    Politics,
+    Renegade,
+    Submission,
+    Swords,
+    Walls,
+)
+from engine.position import Area, Position
+
+M = TypeVar("M")
+MAX_TRIES = 12  # proposals checked before falling back to the deadline default
+PLACEMENT_TRIES = 10  # placements looked ahead from before taking one blindly
+PASS_CHANCE = 0.05  # how often an action is declined although it could be performed
+POLITICS_CHANCE = 0.6  # how often a held Alliance or Renegade goes with a decision
+END_ALLIANCE_CHANCE = 0.02
+TREASURE_CHANCE = 0.2  # how often Treasure is spent where ducats would do
+MAX_OFFERS = 2  # offers one player makes in one negotiation before accepting or breaking off
+PLAN_CHANCE = 0.6  # how often a wall goes towards enclosing an own castle
+INSIDE_CHANCE = 0.1  # how often a wall goes inside such an enclosure (cleared at founding)
+ENCLOSURE_CELLS = 10  # largest box around a castle that a wall plan aims to enclose
+POLITICS_TRIES = 8  # renegade (knight, cell) pairs checked per bordering pair of regions
+GREEDY_WALLS = 60  # walls a greedy player scores per wall placed
+GREEDY_SWORDS = 12  # random sword moves a greedy player scores
+
+
+def is_legal(state: GameState, player: str, move: Submission) -> bool:
+    try:
+        submit(state, player, move)
+    except IllegalMove:
+        return False
+    return True
+
+
+class RandomPlayer:
+    """Random legal moves, biased to act rather than pass so that games are eventful."""
+
+    def __init__(self, seed: int | str | None = None) -> None:
+        self.rng = random.Random(seed)
+        self._negotiation: tuple[object, ...] | None = None
+        self._offers = 0
+
+    def choose(self, state: GameState, player: str) -> Submission:
+        if player not in state.phase.waiting:
+            raise ValueError(f"the game does not wait for {player}")
+        for _ in range(MAX_TRIES):
+            move = self.propose(state, player)
+            if is_legal(state, player, move):
+                return move
+        return default_move(state, player)
+
+    def propose(self, state: GameState, player: str) -> Submission:
+        """One candidate submission; `choose` checks it."""
+        ending = self._end_alliance(state.pos, player)
+        if ending is not None:
+            return ending
+        handlers: dict[str, Callable[[GameState, str], Submission]] = {
+            "placement": self._placement, "decision": self._decision,
+            "negotiation": self._negotiation_move, "duel": self._duel,
+            "perform": self._perform, "crown": self._crown,
+        }
+        return handlers[state.phase.kind](state, player)
+
+    # --- the phases ---------------------------------------------------------------
+
+    def _placement(self, state: GameState, player: str) -> Submission:
+        """RULES 2.3: a random legal placement, avoiding (with a look one placement
+        ahead) those after which a colour still to place a castle has no legal cell."""
+        colour = state.phase.colour
+        assert colour is not None
+        legal = legal_placements(state.pos, colour)
+        if not legal:
+            return Pass()  # refused: `choose` falls back to the deadline default
+        self.rng.shuffle(legal)
+        later = {c for _, c in state.placements[1:]}
+        for move in legal[:PLACEMENT_TRIES]:
+            scratch = state.pos.copy()
+            scratch.castles[move.castle], scratch.knights[move.knight] = colour, colour
+            if all(has_placement(scratch, c) for c in later):
+                return move
+        return legal[0]
+
+    def _decision(self, state: GameState, player: str) -> Submission:
+        """RULES 3.2: the right number of cards, sometimes with a politics card (7)."""
+        cards = self.rng.sample((1, 2, 3), state.cards_to_choose(player))
+        choices = [Choice(card) for card in cards]
+        if self.rng.random() < POLITICS_CHANCE:
+            play = self.politics(state.pos, player)
+            if play is not None:
+                at = self.rng.randrange(len(choices))
+                choices[at] = Choice(cards[at], play)
+        return Decide(tuple(choices))
+
+    def _negotiation_move(self, state: GameState, player: str) -> Submission:
+        """RULES 4.1: at most MAX_OFFERS offers each, so every negotiation ends."""
+        phase = state.phase
+        key = (state.turn, state.slot, phase.action, tuple(phase.contenders))
+        if key != self._negotiation:
+            self._negotiation, self._offers = key, 0
+        standing = phase.offer
+        if standing is not None and standing[0] != player and self.rng.random() < 0.5:
+            return Accept()
+        if self._offers < MAX_OFFERS and self.rng.random() < 0.7:
+            self._offers += 1
+            return Offer(self.rng.randint(0, state.pos.players[player].ducats))
+        return BreakOff()
+
+    def _duel(self, state: GameState, player: str) -> Submission:
+        """RULES 4.2: any ducats held, sometimes Treasure cards on top."""
+        holder = state.pos.players[player]
+        treasure: tuple[int, ...] = ()
+        if holder.treasure() and self.rng.random() < 0.3:
+            treasure = tuple(t for t in holder.treasure() if self.rng.random() < 0.5)
+        return Bid(self.rng.randint(0, holder.ducats), treasure)
+
+    def _perform(self, state: GameState, player: str) -> Submission:
+        action = state.phase.action
+        assert action is not None
+        if self.rng.random() < PASS_CHANCE:
+            return Pass()
+        if action.startswith("W"):
+            return self.walls(state.pos, player, int(action[1:]))
+        if action.startswith("S"):
+            return self.swords(state.pos, player, int(action[1:]))
+        piles = [i + 1 for i, pile in enumerate(state.piles) if pile]
+        return ChoosePile(self.rng.choice(piles)) if piles else Pass()
+
+    def _crown(self, state: GameState, player: str) -> Submission:
+        """RULES 5.4: a card from the pile looked through."""
+        takes = legal_takes(state)
+        if not takes or self.rng.random() < PASS_CHANCE:
+            return Pass()
+        return self.rng.choice(takes)
+
+    # --- walls (RULES 5.1) ----------------------------------------------------------
+
+    def walls(self, pos: Position, player: str, most: int) -> Submission:
+        """1..most walls, each legal after the ones before it (simulated on a copy)."""
+        scratch, chosen = pos.copy(), []
+        for _ in range(self.rng.randint(1, most)):
+            edge = self.pick_wall(scratch, player)
+            if edge is None:
+                break
+            rules.place_wall(scratch, player, edge, [])
+            chosen.append(edge)
+        return Walls(tuple(chosen)) if chosen else Pass()
+
+    def pick_wall(self, pos: Position, player: str) -> Edge | None:
+        """Mostly a wall towards enclosing an own castle, so that regions get founded."""
+        legal = rules.legal_walls(pos, player)
+        if not legal:
+            return None
+        border, inside = enclosure_walls(pos, player, legal, self.rng)
+        luck = self.rng.random()
+        if border and luck < PLAN_CHANCE:
+            return self.rng.choice(border)
+        if inside and luck < PLAN_CHANCE + INSIDE_CHANCE:
+            return self.rng.choice(inside)
+        return self.rng.choice(legal)
+
+    # --- knights and expansion (RULES 5.2, 5.3) -------------------------------------
+
+    def swords(self, pos: Position, player: str, swords: int) -> Submission:
+        """`S1`: a knight or an expansion; `S2`: two knights or a knight and an expansion.
+        Forest knights only when ducats or one Treasure card cover the fees (RULES 7.3)."""
+        scratch, steps, fees = pos.copy(), [], 0
+        holder = pos.players[player]
+        budget = holder.ducats + max(holder.treasure(), default=0)
+        for _ in range(self.rng.randint(1, swords)):
+            cells = [c for c in rules.legal_knight_cells(scratch, player)
+                     if fees + rules.knight_fee(scratch, c) <= budget]
+            expanded = any(isinstance(s, Expand) for s in steps)
+            expansions = [] if expanded else legal_expansions(scratch, player)
+            if not cells and not expansions:
+                break
+            if cells and (not expansions or self.rng.random() < 0.5):
+                own = in_own_regions(scratch, player)
+                cell = self.rng.choice(self.favour(cells, own.__contains__))
+                fees += rules.knight_fee(scratch, cell)
+                rules.put_knight(scratch, player, cell, [])
+                steps.append(Knight(cell))
+            else:
+                step = self.expansion(scratch, player, expansions)
+                rules.expand(scratch, player, step.castle, step.cells, [])
+                steps.append(step)
+        if not steps:
+            return Pass()
+        return Swords(tuple(steps), self.treasure_for(pos, player, fees))
+
+    def expansion(self, pos: Position, player: str, singles: Sequence[Expand]) -> Expand:
+        """A one-cell expansion, grown to two cells half of the time when one fits."""
+        first = self.rng.choice(
+            self.favour(singles, lambda e: pos.area_at(e.cells[0]).is_region))
+        if self.rng.random() < 0.5:
+            return first
+        assert first.castle is not None
+        region = pos.region_of_castle(first.castle)
+        assert region is not None
+        grown = region.cells | set(first.cells)
+        near = sorted({n for c in grown for n, _ in pos.links(c)} - grown)
+        self.rng.shuffle(near)
+        for cell in near:
+            try:
+                rules.check_expansion(pos, player, first.castle, [*first.cells, cell])
+            except IllegalMove:
+                continue
+            return Expand((*first.cells, cell), first.castle)
+        return first
+
+    def favour(self, items: Sequence[M], preferred: Callable[[M], bool]) -> Sequence[M]:
+        """Half of the time only the preferred items, when there are any: knights that
+        strengthen a region, expansions that attack one (RULES 5.3)."""
+        chosen = [i for i in items if preferred(i)]
+        return chosen if chosen and self.rng.random() < 0.5 else items
+
+    def treasure_for(self, pos: Position, player: str, amount: int) -> tuple[int, ...]:
+        """RULES 7.3: one Treasure card when ducats fall short, and sometimes anyway."""
+        holder = pos.players[player]
+        if amount == 0:
+            return ()
+        if amount <= holder.ducats and self.rng.random() >= TREASURE_CHANCE:
+            return ()
+        covering = [t for t in holder.treasure() if t + holder.ducats >= amount]
+        return (covering[0],) if covering else ()
+
+    # --- politics (RULES 7) -----------------------------------------------------------
+
+    def politics(self, pos: Position, player: str) -> Politics | None:
+        """A legal Alliance or Renegade from the hand, or None."""
+        hand = pos.players[player].hand
+        pairs = bordering_pairs(pos, player)
+        self.rng.shuffle(pairs)
+        plays: list[Politics] = []
+        if "alliance" in hand:
+            plays += [Alliance(m.castle, t.castle) for m, t in pairs
+                      if not pos.allied(m.castle, t.castle)]
+        if "renegade" in hand:
+            plays += [r for m, t in pairs[:3] if (r := self.renegade(pos, player, m, t))]
+        return self.rng.choice(plays) if plays else None
+
+    def renegade(self, pos: Position, player: str, mine: Area, theirs: Area) -> Renegade | None:
+        """RULES 7.2: remove a knight from `theirs`, place one in `mine`."""
+        owner = pos.owner(theirs)
+        knights = [c for c in theirs.sorted_cells() if pos.knights.get(c) == owner]
+        places = [c for c in mine.sorted_cells() if rules.knight_problem(pos, player, c) is None]
+        pairs = [(k, p) for k in knights for p in places]
+        self.rng.shuffle(pairs)
+        for remove, place in pairs[:POLITICS_TRIES]:
+            fees = rules.knight_fee(pos, remove) + rules.knight_fee(pos, place)
+            play = Renegade(remove, place, self.treasure_for(pos, player, fees))
+            try:
+                rules.check_renegade(pos, player, remove, place, play.treasure)
+            except IllegalMove:
+                continue
+            return play
+        return None
+
+    def _end_alliance(self, pos: Position, player: str) -> Submission | None:
+        """RULES 7.1: now and then pay to end an alliance (legal at any time)."""
+        mine = [key for key in sorted(pos.alliances)
+                if player in (pos.castles[key[0]], pos.castles[key[1]])]
+        if not mine or self.rng.random() >= END_ALLIANCE_CHANCE:
+            return None
+        own, other = self.rng.choice(mine)
+        return EndAlliance(own, other, self.treasure_for(pos, player, rules.ALLIANCE_BREAK_FEE))
+
+
+class GreedyPlayer(RandomPlayer):
+    """Like `RandomPlayer`, but walls, knights and expansions are scored by simulating
+    them and the one gaining the most power is chosen."""
+
+    def _perform(self, state: GameState, player: str) -> Submission:
+        action = state.phase.action
+        assert action is not None
+        if action.startswith("W"):
+            return self.walls(state.pos, player, int(action[1:]))
+        if action.startswith("S"):
+            return self.best_swords(state, player, int(action[1:]))
+        return super()._perform(state, player)
+
+    def pick_wall(self, pos: Position, player: str) -> Edge | None:
+        """The wall whose placement (with its founding, RULES 6.1) gains the most;
+        ties go to walls near an own castle that has no region yet."""
+        legal = rules.legal_walls(pos, player)
+        if not legal:
+            return None
+        near = set(enclosure_walls(pos, player, legal, self.rng)[0])
+        sample = self.rng.sample(legal, min(GREEDY_WALLS, len(legal)))
+        sample += sorted(near - set(sample))
+        before = pos.players[player].power
+
+        def score(edge: Edge) -> tuple[int, bool]:
+            scratch = pos.copy()
+            rules.place_wall(scratch, player, edge, [])
+            return scratch.players[player].power - before, edge in near
+
+        return max(sample, key=score)
+
+    def best_swords(self, state: GameState, player: str, swords: int) -> Submission:
+        candidates = {self.swords(state.pos, player, swords) for _ in range(GREEDY_SWORDS)}
+        before = state.pos.players[player].power
+        best: tuple[int, int] | None = None
+        choice: Submission = Pass()
+        for move in sorted(candidates, key=repr):
+            try:
+                after, _ = submit(state, player, move)
+            except IllegalMove:
+                continue
+            knights = len(move.steps) if isinstance(move, Swords) else 0
+            score = (after.pos.players[player].power - before, knights)
+            if best is None or score > best:
+                best, choice = score, move
+        return choice
+
+
+# --- helpers ------------------------------------------------------------------------
+
+
+def has_placement(pos: Position, colour: str) -> bool:
+    """Whether `colour` could place a castle and a knight (RULES 2.3); stops at the first."""
+    return any(placement_problem(pos, colour, Place(castle, knight)) is None
+               for castle in pos.board.cells for knight in pos.board.neighbours(castle))
+
+
+def open_castles(pos: Position, player: str) -> list[Cell]:
+    """The player's castles not yet in a region."""
+    return [c for c, owner in pos.castles.items()
+            if owner == player and not pos.area_at(c).is_region]
+
+
+def enclosure_walls(pos: Position, player: str, legal: Sequence[Edge],
+                    rng: random.Random) -> tuple[list[Edge], list[Edge]]:
+    """For the box (a rectangle of cells holding one own open castle and no other)
+    that needs the fewest more walls, all of them legal now: those walls, and the
+    legal walls inside the box."""
+    walled_or_legal = pos.walls | set(legal)
+    best: list[tuple[frozenset[Cell], list[Edge]]] = []
+    for castle in open_castles(pos, player):
+        for box, border in boxes_around(pos.board.width, pos.board.height, castle):
+            if not box.isdisjoint(pos.castles) or not walled_or_legal.issuperset(border):
+                continue
+            missing = [e for e in border if e not in pos.walls]
+            if not missing:
+                continue
+            if not best or len(missing) < len(best[0][1]):
+                best = [(box | {castle}, missing)]
+            elif len(missing) == len(best[0][1]):
+                best.append((box | {castle}, missing))
+    if not best:
+        return [], []
+    cells, missing = rng.choice(best)
+    return missing, [e for e in legal if e[0] in cells and e[1] in cells]
+
+
+@cache
+def boxes_around(width: int, height: int,
+                 castle: Cell) -> tuple[tuple[frozenset[Cell], tuple[Edge, ...]], ...]:
+    """Rectangles of up to ENCLOSURE_CELLS cells on a board of that size holding
+    `castle`, without it, and the edges on their border off the rim."""
+    found = []
+    for w in range(1, ENCLOSURE_CELLS + 1):
+        for h in range(1, ENCLOSURE_CELLS // w + 1):
+            for left in range(max(0, castle[0] - w + 1), min(castle[0], width - w) + 1):
+                for top in range(max(0, castle[1] - h + 1), min(castle[1], height - h) + 1):
+                    box = {(x, y) for x in range(left, left + w) for y in range(top, top + h)}
+                    outside = [(c, n) for c in box for n in around(c)
+                               if n not in box and 0 <= n[0] < width and 0 <= n[1] < height]
+                    border = tuple(sorted(make_edge(c, n) for c, n in outside))
+                    found.append((frozenset(box - {castle}), border))
+    return tuple(found)
+
+
+def around(cell: Cell) -> tuple[Cell, ...]:
+    x, y = cell
+    return ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
+
+
+def in_own_regions(pos: Position, player: str) -> set[Cell]:
+    return {c for r in pos.regions(player) for c in r.cells}
+
+
+def bordering_pairs(pos: Position, player: str) -> list[tuple[Area, Area]]:
+    """(own region, another player's region) pairs sharing a wall edge (RULES 7)."""
+    rivals = [r for r in pos.regions() if pos.owner(r) not in (player, None)
+              and pos.is_player(pos.owner(r) or "")]
+    return [(mine, theirs) for mine in pos.regions(player) for theirs in rivals
+            if pos.borders(mine, theirs)]
+
+
+PLAYERS: dict[str, type[RandomPlayer]] = {"random": RandomPlayer, "greedy": GreedyPlayer}
