@@ -64,6 +64,11 @@ class Game(models.Model):
     money = models.CharField(max_length=10, default="hidden",
                              choices=[("hidden", "Hidden"), ("open", "Open")])
     deadline_hours = models.PositiveIntegerField(default=48)
+    # RULES 9 by email: what an absence does, and when a computer stands in.
+    on_absence = models.CharField(max_length=10, default="extend",
+                                  choices=[("extend", "Extend deadlines"), ("pause", "Pause")])
+    paused = models.BooleanField(default=False)
+    max_missed_deadlines = models.PositiveSmallIntegerField(default=3)
     invite_only = models.BooleanField(default=False)
     invite_token = models.CharField(max_length=40, unique=True, default=new_invite_token)
     seed = models.BigIntegerField(default=new_seed)
@@ -111,6 +116,8 @@ class Seat(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                              on_delete=models.SET_NULL, related_name="seats")
     is_computer = models.BooleanField(default=False)
+    missed_deadlines = models.PositiveSmallIntegerField(default=0)  # in a row
+    standin = models.BooleanField(default=False)  # a computer plays until the person returns
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -203,4 +210,104 @@ class Event(models.Model):
         ordering = ["index"]
         constraints = [
             models.UniqueConstraint(fields=["game", "index"], name="event_index_unique"),
+        ]
+
+
+# --- play by email (issue: notifications, reminders, deadlines, replies) ------------------
+
+
+class EmailPreference(models.TextChoices):
+    EVERY = "every", "Every email"
+    DIGEST = "digest", "A daily digest of results (asks for moves always come at once)"
+    OFF = "off", "No email (unsubscribed)"
+
+
+class Notifications(models.Model):
+    """A person's email preferences and absences (one row per user)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
+                                related_name="notifications")
+    mode = models.CharField(max_length=10, choices=EmailPreference.choices,
+                            default=EmailPreference.EVERY)
+    reminder_hours = models.JSONField(default=list)  # hours before a deadline; [] = default
+    away_from = models.DateTimeField(null=True, blank=True)
+    away_until = models.DateTimeField(null=True, blank=True)
+
+
+class OutgoingEmail(models.Model):
+    """The outbox: an email is a row first, sent by a task; nothing is lost or sent twice."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        HELD = "held", "Held for the digest"
+        SENDING = "sending", "Sending"
+        SENT = "sent", "Sent"
+        RETRYING = "retrying", "Retrying"
+        FAILED = "failed", "Failed"
+        DIGESTED = "digested", "Sent in a digest"
+
+    kind = models.CharField(max_length=30)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                             on_delete=models.SET_NULL, related_name="emails")
+    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="emails")
+    to = models.EmailField()
+    subject = models.CharField(max_length=300)
+    text = models.TextField()
+    html = models.TextField(blank=True)
+    headers = models.JSONField(default=dict, blank=True)
+    reply_to = models.CharField(max_length=300, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["next_attempt_at"], name="email_due",
+                         condition=Q(status__in=["queued", "retrying"])),
+        ]
+
+
+class MagicLink(models.Model):
+    """A signed link in an email that opens a game's form already signed in; once."""
+
+    nonce = models.CharField(max_length=40, unique=True, default=new_invite_token)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    game = models.ForeignKey(Game, on_delete=models.CASCADE)
+    phase_number = models.PositiveIntegerField()
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+
+class ReplyToken(models.Model):
+    """The secret in a Reply-To address (play+TOKEN@...): one player, game and phase."""
+
+    token = models.CharField(max_length=40, unique=True, default=new_invite_token)
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="reply_tokens")
+    phase_number = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+
+class Reminder(models.Model):
+    """A reminder due before a deadline; re-armed (a new row) when the deadline moves."""
+
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="reminders")
+    phase_number = models.PositiveIntegerField()
+    deadline = models.DateTimeField()
+    hours_before = models.PositiveIntegerField()
+    due_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["seat", "phase_number", "deadline", "hours_before"],
+                                    name="one_reminder_per_deadline"),
+        ]
+        indexes = [
+            models.Index(fields=["due_at"], name="reminder_due",
+                         condition=Q(sent_at__isnull=True)),
         ]

@@ -237,6 +237,8 @@ def _store(game: Game, state: engine.GameState, log: list[dict],
             phase_kind=state.phase.kind, state=game.state,
             power={c: p.power for c, p in state.pos.players.items()})
         _schedule_computers(game, state)
+        number = game.phase_number
+        transaction.on_commit(lambda: _dispatch_notify(game.pk, number))
 
 
 def _save_events(game: Game, log: list[dict]) -> None:
@@ -248,8 +250,15 @@ def _save_events(game: Game, log: list[dict]) -> None:
         for i, e in enumerate(log))
 
 
+def _dispatch_notify(game_id: int, phase_number: int) -> None:
+    from games.tasks import notify_phase
+
+    notify_phase.delay(game_id, phase_number)
+
+
 def _schedule_computers(game: Game, state: engine.GameState) -> None:
-    computers = {s.colour: s.pk for s in game.seats.all() if s.is_computer}
+    # A stand-in plays the seat of a person who missed too many deadlines in a row.
+    computers = {s.colour: s.pk for s in game.seats.all() if s.is_computer or s.standin}
     number = game.phase_number
     for colour in state.waiting:
         if colour in computers:
@@ -271,7 +280,7 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
         return False
     state = game.engine_state
-    if seat.colour not in state.waiting:
+    if seat.colour not in state.waiting or not (seat.is_computer or seat.standin):
         return False
     player = RandomPlayer(f"{game.seed}/{phase_number}/{seat.colour}")
     move = player.choose(state, seat.colour)

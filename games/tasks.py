@@ -17,3 +17,10 @@ def resolve_phase(game_id: int, phase_number: int) -> bool:
 @shared_task
 def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     return services.play_computer(game_id, phase_number, seat_id)
+
+
+@shared_task
+def notify_phase(game_id: int, phase_number: int) -> None:
+    from games.notify import phase_changed
+
+    phase_changed(game_id, phase_number)
