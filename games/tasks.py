@@ -24,3 +24,13 @@ def notify_phase(game_id: int, phase_number: int) -> None:
     from games.notify import phase_changed
 
     phase_changed(game_id, phase_number)
+
+
+@shared_task
+def sweep() -> None:
+    """Every minute (beat): deadlines, reminders, outbox retries."""
+
+
+@shared_task
+def send_digests() -> None:
+    """Hourly (beat): the daily digests that are due."""

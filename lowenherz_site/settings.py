@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "crispy_forms",
     "crispy_bootstrap5",
+    "anymail",
     "games",
 ]
 
@@ -141,10 +142,57 @@ CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
-# --- Email: the embedded default writes each email as a file in var/mail ------------------
-EMAIL_BACKEND = os.environ.get(
-    "EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+# --- Email ---------------------------------------------------------------------------------
+# EMAIL_URL (smtp://user:password@host:port, smtp+tls://, smtp+ssl://) or the usual Django
+# variables (EMAIL_HOST, EMAIL_PORT, ...) choose an SMTP server. Without either, the
+# embedded default writes every email as a file in var/mail, where the person running the
+# site can read it.
+
+
+def email_settings(url: str) -> dict:
+    """EMAIL_URL as Django settings; refuses what it cannot understand."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in {"smtp", "smtp+tls", "smtp+ssl"} or not parts.hostname:
+        raise ValueError(f"EMAIL_URL must look like smtp://user:password@host:25, not {url!r}")
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname,
+        "EMAIL_PORT": parts.port or (465 if parts.scheme == "smtp+ssl" else 25),
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_TLS": parts.scheme == "smtp+tls",
+        "EMAIL_USE_SSL": parts.scheme == "smtp+ssl",
+    }
+
+
 EMAIL_FILE_PATH = VAR_DIR / "mail"
+if os.environ.get("EMAIL_URL"):
+    globals().update(email_settings(os.environ["EMAIL_URL"]))
+elif os.environ.get("EMAIL_HOST"):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = os.environ["EMAIL_HOST"]
+    EMAIL_PORT = env_int("EMAIL_PORT", 25)
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+else:
+    EMAIL_BACKEND = os.environ.get(
+        "EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Löwenherz <lowenherz@localhost>")
+# Moves by email: replies go to play+TOKEN@REPLY_DOMAIN.
+REPLY_DOMAIN = os.environ.get("REPLY_DOMAIN", "localhost")
+REPLY_LOCAL_PART = os.environ.get("REPLY_LOCAL_PART", "play")
+MAGIC_LINK_HOURS = env_int("MAGIC_LINK_HOURS", 72)
+INBOUND_SECRET = os.environ.get("INBOUND_SECRET", "dev-only-inbound-secret")
+ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
+
+# Celery beat: the sweeper (deadlines, reminders, outbox retries) every minute; digests daily.
+CELERY_BEAT_SCHEDULE = {
+    "sweep": {"task": "games.tasks.sweep", "schedule": 60.0},
+    "digests": {"task": "games.tasks.send_digests", "schedule": 3600.0},
+}
 
 GAME_DEFAULT_DEADLINE_HOURS = env_int("GAME_DEFAULT_DEADLINE_HOURS", 48)
