@@ -1,20 +1,27 @@
 #!/usr/bin/env python3
 """One entry point that sets up everything on a fresh machine, then runs.
 
-    python3 dev.py run     # set up, then serve the site on localhost
-    python3 dev.py test    # set up, then run the linter and the whole test suite
+    python3 dev.py run [ADDRESS]  # migrate, seed a demo, serve with a Celery worker
+    python3 dev.py test [ARGS]    # lint, then the whole suite on PostgreSQL and Redis
 
-Set-up means: create `.venv` (only Python 3.11+ is needed), install the pinned
-dependencies from pyproject.toml when they changed, and migrate the database.
+Set-up means: create `.venv` (only Python 3.11+ is needed) and install the pinned
+dependencies from pyproject.toml when they changed. `run` needs no server (SQLite
+and a broker on the file system, unless DATABASE_URL / REDIS_URL say otherwise);
+`test` first makes sure PostgreSQL, Redis and Chromium are installed and running
+(scripts/services.sh) and points DATABASE_URL / REDIS_URL at them unless set.
 It uses only the standard library, because it runs before anything is installed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -46,26 +53,112 @@ def ensure_venv() -> None:
 
 def run(*args: str) -> None:
     """Run a command inside the virtual environment; stop with its status on failure."""
-    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    result = subprocess.run(list(args), cwd=ROOT, env=env)
+    result = subprocess.run(list(args), cwd=ROOT, env=venv_env())
     if result.returncode != 0:
         sys.exit(result.returncode)
+
+
+def venv_env() -> dict[str, str]:
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def manage(*args: str) -> None:
     run(str(PYTHON), "manage.py", *args)
 
 
+def start(*args: str) -> subprocess.Popen:
+    """A child in its own session: Ctrl-C reaches only dev.py, which stops it in order."""
+    return subprocess.Popen(list(args), cwd=ROOT, env=venv_env(), start_new_session=True)
+
+
+def stop(process: subprocess.Popen | None) -> None:
+    """Ask a child and its own children to finish (a Celery worker ends its task
+    first), then insist."""
+    if process is None or process.poll() is not None:
+        return
+    signal_group(process, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        signal_group(process, getattr(signal, "SIGKILL", signal.SIGTERM))
+        process.wait()
+
+
+def signal_group(process: subprocess.Popen, signum: int) -> None:
+    if os.name == "nt":
+        process.kill()
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signum)
+
+
+def stop_on_sigterm() -> None:
+    """Turn SIGTERM into SystemExit, so that `finally` stops the children too."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(128 + signal.SIGTERM))
+
+
+def make_var_dirs() -> None:
+    """The SQLite database and the file-system broker live here; neither makes its folder."""
+    var = Path(os.environ.get("LOWENHERZ_VAR", ROOT / "var"))
+    (var / "broker").mkdir(parents=True, exist_ok=True)
+
+
 def cmd_run(extra: list[str]) -> None:
+    make_var_dirs()
     manage("migrate", "--no-input", "-v", "0")
+    manage("seed_demo")
     address = extra[0] if extra else "127.0.0.1:8000"
-    print(f"Serving the site at http://{address}/ (Ctrl-C stops it)", flush=True)
-    manage("runserver", address)
+    stop_on_sigterm()
+    worker = server = None
+    try:
+        worker = start(str(PYTHON), "-m", "celery", "-A", "lowenherz_site", "--quiet", "worker",
+                       "--pool=solo", "--loglevel=warning")
+        print(BANNER.format(address=address), flush=True)
+        server = start(str(PYTHON), "manage.py", "runserver", address)
+        if first_to_end(server, worker) is worker:
+            print("The Celery worker stopped (see above); stopping the site.", file=sys.stderr)
+        sys.exit(server.poll() or worker.poll() or 0)
+    except KeyboardInterrupt:
+        print("\nStopping ...", flush=True)
+    finally:
+        stop(server)
+        stop(worker)
+
+
+def first_to_end(*processes: subprocess.Popen) -> subprocess.Popen:
+    while True:
+        for process in processes:
+            if process.poll() is not None:
+                return process
+        time.sleep(0.5)
+
+
+BANNER = """
+  Löwenherz is served at  http://{address}/
+  Demo login:             demo / lionheart-demo
+  A Celery worker plays the computers and resolves phases.  Ctrl-C stops both.
+"""
+
+
+def ensure_services() -> None:
+    """PostgreSQL, Redis and Chromium, installed and answering (scripts/services.sh)."""
+    if shutil.which("bash") is None:
+        sys.exit("The tests need bash to run scripts/services.sh (PostgreSQL, Redis, Chromium).")
+    result = subprocess.run(["bash", str(ROOT / "scripts" / "services.sh")], cwd=ROOT)
+    if result.returncode != 0:
+        sys.exit("The services the tests need are not ready: see the message above.")
 
 
 def cmd_test(extra: list[str]) -> None:
+    ensure_services()
+    os.environ.setdefault("DATABASE_URL", TEST_DATABASE_URL)
+    os.environ.setdefault("REDIS_URL", TEST_REDIS_URL)
     run(str(BIN / "ruff"), "check", ".")
     run(str(PYTHON), "-m", "pytest", *extra)
+
+
+TEST_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/lowenherz"
+TEST_REDIS_URL = "redis://127.0.0.1:6379/15"
 
 
 COMMANDS = {"run": cmd_run, "test": cmd_test}

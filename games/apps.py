@@ -7,3 +7,4 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         from games import signals  # noqa: F401 - connects the receivers
+        from games.views import inbound  # noqa: F401 - listens for anymail's inbound mail

@@ -2,40 +2,419 @@
 outbox (games.outbox) built from three templates in templates/emails/
 (<kind>-subject.txt, <kind>-body.txt, <kind>-body.html).
 
-Interface used by notify, inbound and deadlines; the bodies are filled in by the
-email work.
+What an email shows of a game comes from `engine.view.view(state, the reader's colour)`
+and from the events addressed to everyone or to the reader: never from the state
+itself, so an email cannot hold another player's secrets.
 """
 
 from __future__ import annotations
 
-from django.contrib.auth.models import User
+import re
+import zoneinfo
+from typing import Any
 
-from games.models import Event, Game, Seat
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import dateformat, timezone
+from django.utils.timesince import timeuntil
+
+from engine.game import is_simultaneous
+from engine.notation import format_cell, format_edge, format_move
+from engine.serialize import move_from_json
+from engine.view import view
+from games import outbox, services, tokens
+from games.event_text import (
+    action_text,
+    card_name,
+    card_text,
+    choices_text,
+    describe,
+    name_of,
+    phase_text,
+)
+from games.models import Event, Game, OutgoingEmail, Seat
+from games.textboard import board_text
+
+View = dict[str, Any]
+Names = dict[str, str]
+
+TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by itself
+EVENTS_SHOWN = 12
+CELLS_SHOWN = 30
+PHASE_HEADER = "X-Lowenherz-Phase"  # "<game id>/<phase number>": notify's duplicate check
+GAME_HEADER = "X-Lowenherz-Game"
+SIGNATURE = "\n-- \n"  # the footer's delimiter (mail clients and the reply parser know it)
+
+
+# --- one function per kind --------------------------------------------------------------------
 
 
 def your_turn(game: Game, seat: Seat) -> None:
     """'The game waits for you': what is asked, the state as text, a magic link."""
+    if not _can_mail(seat.user, "your_turn"):
+        return
+    _send("your_turn", seat.user, _ask_context(game, seat), game=game,
+          reply_to=tokens.reply_address(seat, game.phase_number),
+          headers=phase_headers(game, game.phase_number))
 
 
 def results(game: Game, seat: Seat, events: list[Event]) -> None:
     """What a phase revealed: decisions, duels, scores."""
+    if not _can_mail(seat.user, "results"):
+        return
+    mine = [e for e in events if e.to_colour in ("", seat.colour)]
+    number = mine[0].phase_number if mine else game.phase_number
+    v, names = view(game.engine_state, seat.colour), names_of(game)
+    context = {**_game_context(game, seat.user), "v": v,
+               "events": [describe_event(e, names) for e in mine
+                          if e.kind not in TRIVIAL_EVENTS],
+               "scores": scores(v, names), "phase_sentence": phase_text(v["phase"], names),
+               "deadline": deadline_text(game, seat.user)}
+    _send("results", seat.user, context, game=game, urgent=False,
+          headers=phase_headers(game, number))
 
 
 def reminder(game: Game, seat: Seat) -> None:
     """A reminder before the deadline to a player whose submission is missing."""
+    if not _can_mail(seat.user, "reminder"):
+        return
+    context = {**_ask_context(game, seat),
+               "time_left": timeuntil(game.deadline) if game.deadline else ""}
+    _send("reminder", seat.user, context, game=game,
+          reply_to=tokens.reply_address(seat, game.phase_number),
+          headers=phase_headers(game, game.phase_number))
 
 
 def game_over(game: Game, seat: Seat) -> None:
     """Final scores and a link to the archive."""
+    if not _can_mail(seat.user, "game_over"):
+        return
+    v, names = view(game.engine_state, seat.colour), names_of(game)
+    last = game.events.filter(phase_number=game.phase_number, to_colour__in=["", seat.colour])
+    context = {**_game_context(game, seat.user), "v": v,
+               "events": [describe_event(e, names) for e in last
+                          if e.kind not in TRIVIAL_EVENTS],
+               "scores": scores(v, names, ranked=True),
+               "winners": [name_of(c, names) for c in v["winners"]],
+               "won": seat.colour in v["winners"],
+               "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
+               "archive_url": settings.SITE_URL + reverse("archive_game", args=[game.pk])}
+    _send("game_over", seat.user, context, game=game, urgent=False,
+          headers=phase_headers(game, game.phase_number))
 
 
 def invitation(game: Game, to: str, inviter: User) -> None:
     """An invitation to join a game, with its join link."""
+    user = User.objects.filter(email__iexact=to).first()
+    if not outbox.is_wanted(user, "invitation"):
+        return
+    seats = list(game.seats.select_related("user__profile"))
+    context = {**_game_context(game, user), "inviter": display_name(inviter),
+               "seats": [f"{s.display_name} ({s.colour})" for s in seats],
+               "free_seats": game.player_count - len(seats),
+               "colours": services.free_colours(game),
+               "join_url": settings.SITE_URL + reverse("invite", args=[game.invite_token])}
+    _send("invitation", user, context, to=to, game=game, headers={GAME_HEADER: str(game.pk)})
 
 
 def move_reply(seat: Seat, accepted: bool, commands: list[str], message: str) -> None:
     """The answer to an emailed move: accepted (with what it means) or refused."""
+    kind = "move_accepted" if accepted else "move_refused"
+    if not _can_mail(seat.user, kind):
+        return
+    game = Game.objects.get(pk=seat.game_id)
+    may_reply = _may_reply_again(game, seat, accepted)
+    context = {**_game_context(game, seat.user), "commands": commands, "message": message,
+               "may_reply": may_reply}
+    _send(kind, seat.user, context, game=game,
+          reply_to=tokens.reply_address(seat, game.phase_number) if may_reply else "",
+          headers=phase_headers(game, game.phase_number))
 
 
 def refusal(to: str, reason: str) -> None:
     """The answer to an email that cannot be tied to a player (bad or stale token)."""
+    _send("refusal", None, {"reason": reason, "site_url": settings.SITE_URL}, to=to)
+
+
+def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
+    """The held non-urgent emails of one person, in one email (games.outbox)."""
+    zone = time_zone_of(user)
+    items = [{"subject": e.subject, "text": e.text.split(SIGNATURE)[0].strip(),
+              "when": dateformat.format(timezone.localtime(e.created_at, zone), "D j M, H:i")}
+             for e in held]
+    context = {"name": display_name(user), "items": items, "site_url": settings.SITE_URL}
+    return _send("digest", user, context)
+
+
+# --- rendering and queuing ----------------------------------------------------------------------
+
+
+def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
+    """Subject (one line), plain text and HTML of an email of this kind."""
+    subject = " ".join(render_to_string(f"emails/{kind}-subject.txt", context).split())
+    text = render_to_string(f"emails/{kind}-body.txt", context)
+    text = re.sub(r"\n[ \t]*(\n[ \t]*)+\n", "\n\n", text).strip() + "\n"  # the tags' blank lines
+    return subject, text, render_to_string(f"emails/{kind}-body.html", context)
+
+
+def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = "",
+          game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
+          urgent: bool = True) -> OutgoingEmail | None:
+    context = {**context, **_footer(kind, user)}
+    subject, text, html = render(kind, context)
+    return outbox.queue(kind, to or (user.email if user else ""), subject, text, html,
+                        user=user, game=game, reply_to=reply_to, headers=headers, urgent=urgent)
+
+
+def _footer(kind: str, user: User | None) -> dict[str, str]:
+    if user is None or kind in outbox.TRANSACTIONAL:
+        return {"prefs_url": settings.SITE_URL + outbox.PREFERENCES_PATH, "unsubscribe_url": ""}
+    return {"prefs_url": settings.SITE_URL + outbox.PREFERENCES_PATH,
+            "unsubscribe_url": outbox.unsubscribe_url(user)}
+
+
+def _can_mail(user: User | None, kind: str) -> bool:
+    """Checked before making tokens and links for an email that would not be sent."""
+    return user is not None and bool(user.email) and outbox.is_wanted(user, kind)
+
+
+def phase_headers(game: Game, phase_number: int) -> dict[str, str]:
+    return {GAME_HEADER: str(game.pk), PHASE_HEADER: f"{game.pk}/{phase_number}"}
+
+
+def _may_reply_again(game: Game, seat: Seat, accepted: bool) -> bool:
+    """A refused move may be sent again; an accepted one changed only in a sealed phase,
+    where a new submission replaces the stored one until everybody is in."""
+    if game.status != Game.Status.RUNNING or seat.colour not in game.waiting:
+        return False
+    return not accepted or is_simultaneous(game.engine_state)
+
+
+# --- what the emails say ------------------------------------------------------------------------
+
+
+def _game_context(game: Game, user: User | None) -> dict[str, Any]:
+    return {"game": game, "name": display_name(user) if user else "",
+            "site_url": settings.SITE_URL,
+            "game_url": settings.SITE_URL + reverse("game", args=[game.pk])}
+
+
+def _ask_context(game: Game, seat: Seat) -> dict[str, Any]:
+    """Everything a player needs to move without opening the site: what is asked, the
+    board, their hand, the scores, what happened, the deadline, a link and a reply."""
+    v, names = view(game.engine_state, seat.colour), names_of(game)
+    return {
+        **_game_context(game, seat.user), "v": v,
+        "phase_label": phase_label(v["phase"]),
+        "phase_sentence": phase_text(v["phase"], names),
+        "asked": asked(v, names), "examples": examples(v),
+        "board": board_text(v), "card": v.get("card") or "", "card_text": card_text(v.get("card")),
+        "hand": hand(v), "scores": scores(v, names), "decisions": decisions(v, names),
+        "sealed": sealed_text(v), "events": recent_events(game, seat.colour, names),
+        "deadline": deadline_text(game, seat.user),
+        "magic_url": settings.SITE_URL + tokens.magic_link_path(seat, game, game.phase_number),
+    }
+
+
+def names_of(game: Game) -> Names:
+    return {s.colour: s.display_name for s in game.seats.select_related("user__profile")}
+
+
+def display_name(user: User | None) -> str:
+    if user is None:
+        return ""
+    profile = getattr(user, "profile", None)
+    return profile.display_name if profile else user.get_username()
+
+
+def time_zone_of(user: User | None) -> zoneinfo.ZoneInfo:
+    profile = getattr(user, "profile", None) if user is not None else None
+    try:
+        return zoneinfo.ZoneInfo(profile.time_zone if profile else "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
+def deadline_text(game: Game, user: User | None) -> str:
+    """The deadline in the reader's own time zone, named: 'Tue 4 Mar 2025, 14:00 CET
+    (Europe/Berlin)'."""
+    if game.paused:
+        return "none while the game is paused"
+    if game.deadline is None:
+        return "none"
+    zone = time_zone_of(user)
+    local = timezone.localtime(game.deadline, zone)
+    return f"{dateformat.format(local, 'D j M Y, H:i T')} ({zone.key})"
+
+
+def describe_event(event: Event, names: Names) -> str:
+    return describe({**event.data, "kind": event.kind}, names)
+
+
+def recent_events(game: Game, colour: str, names: Names) -> list[str]:
+    """The last events everyone may see and those addressed to this player, oldest first."""
+    rows = game.events.filter(to_colour__in=["", colour]).order_by("-index")[:EVENTS_SHOWN]
+    return [describe_event(e, names) for e in reversed(rows)]
+
+
+def phase_label(phase: dict[str, Any]) -> str:
+    """'decision', 'duel for 2 walls', 'perform 1 sword'."""
+    kind, action = phase.get("kind") or "", phase.get("action") or ""
+    if kind in ("negotiation", "duel") and action:
+        return f"{kind} for {action_text(action)}"
+    if kind == "perform" and action:
+        return f"perform {action_text(action)}"
+    return kind
+
+
+def hand(v: View) -> dict[str, Any]:
+    me = v["players"][v["viewer"]]
+    return {"ducats": me.get("ducats"), "cards": [card_name(c) for c in me.get("hand", [])],
+            "knights": me.get("knights_in_supply"), "walls": v.get("wall_supply")}
+
+
+def scores(v: View, names: Names, ranked: bool = False) -> list[str]:
+    """Each player's power, and what else the view shows of them."""
+    players = list(v["players"].items())
+    if ranked:
+        players.sort(key=lambda item: -item[1]["power"])
+    lines = []
+    for colour, data in players:
+        you = " (you)" if colour == v["viewer"] else ""
+        money = f", {_count(data['ducats'], 'ducat')}" if "ducats" in data else ""
+        lines.append(f"{name_of(colour, names)} ({colour}){you}: power {data['power']}{money}, "
+                     f"{_count(data['hand_size'], 'politics card')}")
+    return lines
+
+
+def decisions(v: View, names: Names) -> list[str]:
+    """This turn's revealed decisions, with the actions they chose."""
+    card = (v.get("card") or "").split()
+    lines = []
+    for colour, choices in v.get("decisions", {}).items():
+        cards = [c["card"] for c in choices]
+        politics = [(c.get("politics") or {}).get("type", "").lower() or None for c in choices]
+        actions = ", ".join(action_text(card[n - 1]) for n in cards if n <= len(card))
+        lines.append(f"{name_of(colour, names)}: {choices_text(cards, politics)} ({actions})")
+    return lines
+
+
+def sealed_text(v: View) -> str:
+    """The reader's own sealed submission, which the view holds for them alone."""
+    sealed = v.get("my_sealed")
+    return format_move(move_from_json(sealed)) if sealed else ""
+
+
+def asked(v: View, names: Names) -> list[str]:
+    """What the game asks of the reader, in sentences, from the view's `ask`."""
+    ask = v.get("ask")
+    if not ask:
+        return []
+    kind, action = ask["phase"], action_text(ask.get("action") or "")
+    if kind == "placement":
+        return [f"Place a {ask['colour']} castle and a knight beside it.",
+                f"Castle cells you may choose: {cells(ask['castles'])}."]
+    if kind == "decision":
+        return _asked_decision(v, ask)
+    if kind == "negotiation":
+        return _asked_negotiation(v, ask, action, names)
+    if kind == "duel":
+        again = " again (the bids tied)" if (ask.get("round") or 1) > 1 else ""
+        treasure = ask.get("treasure") or []
+        extra = f", plus Treasure cards ({', '.join(map(str, treasure))})" if treasure else ""
+        return [f"Make a sealed bid{again} for {action}: up to {ask['max_ducats']} ducats{extra}."]
+    if kind == "perform":
+        return _asked_perform(ask)
+    if kind == "crown":
+        cards = ", ".join(card_name(c) for c in v.get("pile_cards", []))
+        return [f"Take one card from politics pile {ask['pile']}: {cards or 'it is empty'}."]
+    return [phase_text(v["phase"], names)]
+
+
+def _asked_decision(v: View, ask: dict[str, Any]) -> list[str]:
+    count = ask["cards"]
+    lines = [f"Choose {_count(count, 'decision card')} (1, 2 or 3) for the action card "
+             f"{v.get('card')}: {card_text(v.get('card'))}."]
+    if ask.get("politics"):
+        played = " or ".join(card_name(c) for c in ask["politics"])
+        lines.append(f"You may play {played} with a card.")
+    return lines
+
+
+def _asked_negotiation(v: View, ask: dict[str, Any], action: str, names: Names) -> list[str]:
+    offer = ask.get("offer")
+    if offer and offer[0] != v["viewer"]:
+        return [f"{name_of(offer[0], names)} offers you {_count(offer[1], 'ducat')} to perform "
+                f"{action} alone. Accept, offer more (you have {ask['max_offer']} ducats), "
+                "or break off for a duel."]
+    return [f"Negotiate over {action}: offer the other player ducats to perform it alone "
+            f"(you have {ask['max_offer']}), or break off for a duel."]
+
+
+def _asked_perform(ask: dict[str, Any]) -> list[str]:
+    if "walls" in ask:
+        return [f"Place up to {_count(ask['walls'], 'wall')} ({len(ask['edges'])} places are "
+                "legal), or pass."]
+    if "swords" in ask:
+        lines = [f"Use {_count(ask['swords'], 'sword')}: place knights, expand a region, "
+                 "or pass."]
+        if ask.get("knights"):
+            lines.append(f"Knights may go to: {cells(ask['knights'])}.")
+        if ask.get("expansions"):
+            lines.append(f"Regions may expand into: {cells(ask['expansions'])}.")
+        return lines
+    piles = ask.get("piles") or []
+    sizes = " and ".join(f"pile {i} ({_count(n, 'card')})" for i, n in enumerate(piles, 1))
+    return [f"The crown: choose a politics pile to look through: {sizes}."]
+
+
+def examples(v: View) -> list[str]:
+    """Replies that would do, in the engine's notation, for the help line."""
+    ask = v.get("ask") or {}
+    kind = ask.get("phase")
+    if kind == "placement":
+        return ["place C3 D3"]
+    if kind == "decision":
+        return ["decide 2" if ask["cards"] == 1 else "decide 1, 3"]
+    if kind == "negotiation":
+        offer = ask.get("offer")
+        if offer and offer[0] != v["viewer"]:
+            return ["accept", f"offer {offer[1] + 1}", "break off"]
+        return [f"offer {min(3, ask['max_offer'])}", "break off"]
+    if kind == "duel":
+        treasure = ask.get("treasure") or []
+        return [f"bid {min(5, ask['max_ducats'])}",
+                *([f"bid 0 treasure {treasure[0]}"] if treasure else [])]
+    if kind == "perform":
+        return _perform_examples(ask)
+    if kind == "crown" and v.get("pile_cards"):
+        return [f"take {v['pile_cards'][0]}"]
+    return []
+
+
+def _perform_examples(ask: dict[str, Any]) -> list[str]:
+    if "walls" in ask:
+        edges = [format_edge(((a[0], a[1]), (b[0], b[1]))) for a, b in ask["edges"]]
+        return ["walls " + " ".join(edges[:ask["walls"]]), "pass"] if edges else ["pass"]
+    if "swords" in ask:
+        found = [f"knight {format_cell(_cell(ask['knights'][0]))}"] if ask.get("knights") else []
+        if ask.get("expansions"):
+            found.append(f"expand {format_cell(_cell(ask['expansions'][0]))}")
+        return [*found, "pass"]
+    return ["pile 1", "pile 2"]
+
+
+def cells(values: list[list[int]]) -> str:
+    named = [format_cell(_cell(c)) for c in values]
+    more = len(named) - CELLS_SHOWN
+    return ", ".join(named[:CELLS_SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+
+def _cell(pair: list[int]) -> tuple[int, int]:
+    return int(pair[0]), int(pair[1])
+
+
+def _count(number: int, word: str) -> str:
+    return f"{number} {word}" if number == 1 else f"{number} {word}s"

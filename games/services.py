@@ -126,7 +126,11 @@ def submit_text(game_id: int, seat_id: int, text: str) -> Outcome:
     """Parse, validate with the engine and store a submission; nothing changes if it is
     refused (NotationError, IllegalMove or GameError carry the sentence to show)."""
     move = parse_move(text)
-    return submit_move(game_id, seat_id, move)
+    outcome = submit_move(game_id, seat_id, move)
+    # A person who answers is no longer missing deadlines in a row (deadline defaults go
+    # through submit_move, so they keep counting).
+    Seat.objects.filter(pk=seat_id, missed_deadlines__gt=0).update(missed_deadlines=0)
+    return outcome
 
 
 def submit_move(game_id: int, seat_id: int, move: Submission) -> Outcome:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from games import services
+from games import outbox, services
 
 
 @shared_task(acks_late=True)
@@ -29,8 +29,12 @@ def notify_phase(game_id: int, phase_number: int) -> None:
 @shared_task
 def sweep() -> None:
     """Every minute (beat): deadlines, reminders, outbox retries."""
+    from games import deadlines
+
+    deadlines.sweep()
 
 
 @shared_task
 def send_digests() -> None:
     """Hourly (beat): the daily digests that are due."""
+    outbox.send_digests()

@@ -186,7 +186,8 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Löwenherz <lowenherz
 REPLY_DOMAIN = os.environ.get("REPLY_DOMAIN", "localhost")
 REPLY_LOCAL_PART = os.environ.get("REPLY_LOCAL_PART", "play")
 MAGIC_LINK_HOURS = env_int("MAGIC_LINK_HOURS", 72)
-INBOUND_SECRET = os.environ.get("INBOUND_SECRET", "dev-only-inbound-secret")
+# Inbound webhooks authenticate with HTTP basic auth "user:password" (anymail's format).
+INBOUND_SECRET = os.environ.get("INBOUND_SECRET", "lowenherz:dev-only-inbound-secret")
 ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
 
 # Celery beat: the sweeper (deadlines, reminders, outbox retries) every minute; digests daily.

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from games.views import accounts, archive, lobby, play
+from games.views import accounts, archive, deadlines, lobby, mail, play
 
 urlpatterns = [
     path("", lobby.lobby, name="lobby"),
@@ -15,6 +15,13 @@ urlpatterns = [
     path("archive/", archive.archive_list, name="archive"),
     path("archive/<int:game_id>/", archive.archive_game, name="archive_game"),
     path("archive/<int:game_id>/record.json", archive.record_json, name="record_json"),
+    path("games/<int:game_id>/extend/", deadlines.extend_deadline, name="extend_deadline"),
+    path("games/<int:game_id>/take-back/", deadlines.take_seat_back, name="take_seat_back"),
+    path("games/<int:game_id>/invite-by-email/", mail.invite_by_email, name="invite_by_email"),
+    path("m/<str:signed>/", mail.magic_link, name="magic_link"),
+    path("unsubscribe/<str:signed>/", mail.unsubscribe, name="unsubscribe"),
+    path("accounts/notifications/", mail.preferences, name="email_preferences"),
+    path("anymail/", include("anymail.urls")),
     path("accounts/signup/", accounts.signup, name="signup"),
     path("accounts/profile/", accounts.profile, name="profile"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

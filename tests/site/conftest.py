@@ -1,15 +1,38 @@
 """Shared people and games for the site's tests (healthchecks style: alice, bob and
-charlie play; dave is an outsider)."""
+charlie play; dave is an outsider), a real Celery worker, and a browser.
+
+- `celery_worker`: a worker subprocess on the test database and Redis, taking tasks
+  while the test runs (which makes the test commit: `transactional_db`).
+- `browser`, `new_page`, `page`: Debian's Chromium through Playwright; `new_page()`
+  opens a fresh context (its own cookies) on `live_server`, one per person.
+"""
 
 from __future__ import annotations
 
 import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn
+from urllib.parse import quote
 
 import pytest
+import redis
+from django.conf import settings
 from django.contrib.auth.models import User
+from kombu import Queue
 
 from games import services
 from games.models import Game
+from lowenherz_site.celery import app as celery_app
+from tests.site import browser as chromium
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright beside live_server
 PASSWORD = "a long enough passphrase"
@@ -57,3 +80,250 @@ def three_player_game(alice: User, bob: User, charlie: User, **options) -> Game:
 @pytest.fixture
 def game(alice, bob, charlie) -> Game:
     return three_player_game(alice, bob, charlie)
+
+
+# --- services: present, or a skip with the reason (a failure in CI) ----------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+HOW_TO_RUN = "run the tests with `python3 dev.py test`, which starts them and sets the URLs"
+
+
+def unavailable(reason: str) -> NoReturn:
+    """Skip on a developer's machine that lacks a service; in CI that is a failure."""
+    if IN_CI:
+        pytest.fail(f"{reason} (CI must provide it: scripts/services.sh)", pytrace=False)
+    pytest.skip(f"{reason}: {HOW_TO_RUN}")
+
+
+def require_postgresql() -> None:
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
+        unavailable("this test needs PostgreSQL (DATABASE_URL is not a postgres:// URL)")
+
+
+def require_redis() -> None:
+    if not settings.REDIS_URL:
+        unavailable("this test needs Redis (REDIS_URL is not set)")
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2).ping()
+    except redis.RedisError as exc:
+        unavailable(f"Redis at REDIS_URL does not answer ({exc})")
+
+
+@pytest.fixture
+def on_postgresql() -> None:
+    """For a test about PostgreSQL's behaviour (row locks): skip it elsewhere."""
+    require_postgresql()
+
+
+# --- a real Celery worker on the test database ----------------------------------------------
+
+
+@pytest.fixture(scope="session", autouse=True)
+def celery_queue() -> Iterator[str]:
+    """Every task this session sends goes to a queue of its own, so that neither another
+    test run on the same Redis nor `dev.py run`'s worker ever sees it."""
+    queue = f"lowenherz-test-{uuid.uuid4().hex[:12]}"
+    celery_app.conf.task_default_queue = queue
+    if not settings.REDIS_URL:
+        celery_app.conf.broker_url = "memory://"  # not var/broker, which `dev.py run` reads
+    yield queue
+    if settings.REDIS_URL:
+        forget_queue(queue)
+
+
+def purge_queue(queue: str) -> None:
+    with celery_app.connection_for_write() as connection:
+        connection.default_channel.queue_purge(queue)
+
+
+def forget_queue(queue: str) -> None:
+    purge_queue(queue)
+    # kombu's Redis transport also keeps the queue's binding in a set of its own.
+    redis.Redis.from_url(settings.REDIS_URL).delete(f"_kombu.binding.{queue}")
+
+
+def database_url(database: dict) -> str:
+    """The URL of a Django database settings dict, for the worker's DATABASE_URL."""
+    user = quote(database.get("USER") or "", safe="")
+    password = quote(database.get("PASSWORD") or "", safe="")
+    login = f"{user}:{password}@" if password else f"{user}@" if user else ""
+    port = f":{database['PORT']}" if database.get("PORT") else ""
+    return f"postgres://{login}{database.get('HOST') or ''}{port}/{quote(database['NAME'])}"
+
+
+TASK_LINE = re.compile(r"Task \S+\[([0-9a-f-]+)\] (received|.*)$", re.MULTILINE)
+
+
+@dataclass
+class Worker:
+    """A `celery worker` subprocess; its log (level INFO) says what each task returned."""
+
+    process: subprocess.Popen
+    name: str
+    queue: str
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def result_of(self, task_id: str, timeout: float = 30) -> str:
+        """The return value the worker logged for a task, as text; waits for it."""
+        done = re.compile(rf"\[{re.escape(task_id)}\] (succeeded in \S+: (.*)|raised .*)$",
+                          re.MULTILINE)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = done.search(self.log())
+            if found:
+                assert found.group(2) is not None, f"task {task_id} failed:\n{self.log()}"
+                return found.group(2)
+            time.sleep(0.05)
+        raise AssertionError(f"the worker did not run task {task_id}:\n{self.log()}")
+
+    def is_idle(self) -> bool:
+        """Nothing queued, and every task it received has ended (succeeded, raised...)."""
+        received, ended = set(), set()
+        for task_id, what in TASK_LINE.findall(self.log()):
+            (received if what == "received" else ended).add(task_id)
+        return received <= ended and queue_length(self.queue) == 0
+
+    def wait_until_idle(self, quiet: float = 0.5, timeout: float = 60) -> None:
+        """Until idle for `quiet` seconds in a row: a task's last act may be to send the
+        next, which the worker takes off the queue a moment before it logs it."""
+        deadline, idle_since = time.monotonic() + timeout, None
+        while time.monotonic() < deadline:
+            if not self.is_idle():
+                idle_since = None
+            elif idle_since is None:
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since >= quiet:
+                return
+            time.sleep(0.05)
+        raise AssertionError(f"the worker is still busy after {timeout}s:\n{self.log()}")
+
+    def consume(self, on: bool) -> None:
+        """Start or stop taking tasks from the queue (Celery's remote control)."""
+        control = celery_app.control
+        change = control.add_consumer if on else control.cancel_consumer
+        if not change(self.queue, destination=[self.name], reply=True, timeout=10):
+            raise AssertionError(f"the worker did not answer:\n{self.log()}")
+
+    def wait_until_ready(self, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while f"{self.name} ready." not in self.log():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                pytest.fail(f"the Celery worker did not start:\n{self.log()}", pytrace=False)
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)  # warm shutdown: finish the task
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def queue_length(queue: str) -> int:
+    with celery_app.connection_for_write() as connection:
+        return Queue(queue).bind(connection.default_channel).queue_declare()[1]
+
+
+# `celery -A lowenherz_site worker ARGS` with the session's queue as the default queue
+# too: the tasks the worker sends itself (a computer's move completes a phase: resolve)
+# must come back to it, not go to the "celery" queue that nobody here consumes.
+LAUNCH_WORKER = """
+import sys
+from lowenherz_site.celery import app
+app.conf.task_default_queue = sys.argv[1]
+app.worker_main(["worker", *sys.argv[2:]])
+"""
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(django_db_setup, celery_queue: str,
+                          tmp_path_factory) -> Iterator[Worker]:
+    """`celery worker` as a subprocess (not eager, not a thread) on the test database.
+
+    pytest-django has created the test database by now (django_db_setup) and renamed
+    `settings.DATABASES["default"]["NAME"]` to it; the worker gets that database as its
+    DATABASE_URL, and consumes only this session's queue."""
+    require_postgresql()
+    require_redis()
+    name = f"{celery_queue}@{socket.gethostname()}"
+    # LOWENHERZ_VAR: the worker's emails (file backend) go to a temporary folder, not
+    # to the var/ of the checkout that `dev.py run` shows its user.
+    env = {**os.environ, "DATABASE_URL": database_url(settings.DATABASES["default"]),
+           "REDIS_URL": settings.REDIS_URL, "PYTHONPATH": str(ROOT),
+           "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
+           "LOWENHERZ_VAR": str(tmp_path_factory.mktemp("var"))}
+    purge_queue(celery_queue)
+    log_path = tmp_path_factory.mktemp("celery") / "worker.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-c", LAUNCH_WORKER, celery_queue, "--pool=solo", "-c", "1",
+             "--without-mingle", "--without-gossip", "-Q", celery_queue, "-n", name,
+             "--loglevel=info"],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    worker = Worker(process, name, celery_queue, log_path)
+    worker.wait_until_ready()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture
+def celery_worker(transactional_db, celery_worker_process: Worker) -> Iterator[Worker]:
+    """The session's worker, taking tasks during this test only; the test's writes are
+    committed (transactional_db), or the worker would not see them.
+
+    It starts on an empty queue (tasks left by other tests name rows that are gone),
+    and the test ends when it is idle and has stopped taking tasks: the database flush
+    after the test (transactional_db's teardown, after this one) must not run beside a
+    task, or PostgreSQL reports a deadlock."""
+    purge_queue(celery_worker_process.queue)
+    celery_worker_process.consume(True)
+    yield celery_worker_process
+    celery_worker_process.wait_until_idle()
+    celery_worker_process.consume(False)
+    celery_worker_process.wait_until_idle()
+
+
+# --- a browser: Debian's Chromium through Playwright --------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One Chromium for the session; each test gets fresh contexts from `new_page`."""
+    if not chromium.CHROMIUM.exists():
+        unavailable(f"the browser tests need Chromium at {chromium.CHROMIUM}")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = chromium.launch(playwright)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(browser, live_server) -> Iterator[Callable[..., object]]:
+    """`new_page()` opens a page in a fresh context (its own cookies: one person) whose
+    relative URLs go to `live_server`: `alice, bob = new_page(), new_page()`."""
+    contexts = []
+
+    def open_page(**context_options):
+        context = browser.new_context(base_url=live_server.url, **context_options)
+        context.set_default_timeout(chromium.TIMEOUT_MS)
+        contexts.append(context)
+        return context.new_page()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def page(new_page):
+    """A page for one person on `live_server` (use `new_page` for several)."""
+    return new_page()

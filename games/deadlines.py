@@ -1,0 +1,336 @@
+"""Deadlines, reminders, absences and stand-ins (RULES 9): what the beat sweeper does
+every minute, and the two things people do about deadlines (the creator extends one; a
+person takes their seat back from the computer standing in).
+
+Deadlines are never ETA tasks (they can be days long): they are `Game.deadline` and
+`Reminder.due_at`, both indexed, swept every minute. Every step may run in two sweeps at
+once and acts once: a game is changed only under its row lock, taken with
+`skip_locked` (another sweep, or a resolve, holding it means the game is being dealt
+with; the next sweep looks again), and reminders are claimed the same way, a seat at a
+time.
+
+Decisions:
+- A reminder is armed only while it is still ahead: one whose time has passed when its
+  deadline is set (a 24 h reminder for a 12 h deadline) is not sent. The "waits for you"
+  email has just said the same thing.
+- Reminder rows key on the deadline, so a moved deadline arms new rows; rows for a
+  deadline that moved, a phase that is over or a seat that has submitted are deleted
+  when they come due, unsent. Several due at once for one seat (the sweeper was down)
+  make one email. Reminders are held while the person is away.
+- A pause for an absence sets the deadline aside: `deadline` is None while paused, and
+  the remaining time is kept in the "paused" event of the game's log (which players
+  see); resuming restores exactly that time. A pause is lifted only by this module, and
+  only if it made it (the game's last pause event is its own).
+- Missed deadlines in a row: counted at a deadline for every awaited person without a
+  submission (and a stand-in takes the seat at the game's limit; 0 means never); reset
+  to 0 at a deadline for those who did submit, by taking the seat back, and by any
+  submission a person makes (`services.submit_text`).
+- Away means `away_until` is set and in the future, and `away_from` is unset or past.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from django.contrib.auth.models import User
+from django.db import transaction
+from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from engine import game as engine
+from games import emails, services
+from games.models import Event, Game, Notifications, PendingSubmission, Reminder, Seat
+from games.services import MAX_DEADLINE_HOURS, GameError
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_REMINDER_HOURS = (24, 2)
+BATCH = 500  # reminders claimed per sweep; the rest wait a minute
+T = TypeVar("T")
+
+
+def sweep(now: datetime | None = None) -> None:
+    """One beat: absences first (an away player is not defaulted), then deadlines, then
+    reminders for what is still awaited, then the outbox."""
+    now = now or timezone.now()
+    settle_absences(now)
+    pass_deadlines(now)
+    arm_reminders(now)
+    send_reminders(now)
+    send_outbox()
+
+
+def _each(items: Iterable[T], act: Callable[[T, datetime], Any], now: datetime) -> None:
+    """One game's trouble must not stall the others: log it, go on, retry next minute."""
+    for item in list(items):
+        try:
+            act(item, now)
+        except Exception:
+            logger.exception("sweep: %s failed for %r", act.__name__, item)
+
+
+def _locked(games: QuerySet[Game]) -> Game | None:
+    """The game's row, locked; None if another sweep or a resolve holds it."""
+    return games.select_for_update(skip_locked=True).first()
+
+
+def _note(game: Game, kind: str, **data: Any) -> None:
+    """An event in the game's log (the game's row is locked, so the index is ours)."""
+    Event.objects.create(game=game, index=game.events.count(), phase_number=game.phase_number,
+                         turn=game.turn, kind=kind, data={"kind": kind, **data})
+
+
+def is_person(seat: Seat) -> bool:
+    """A seat a person plays themselves now: neither a computer nor stood in for."""
+    return not seat.is_computer and not seat.standin and seat.user_id is not None
+
+
+def _away_q(now: datetime) -> Q:
+    return Q(away_until__gt=now) & (Q(away_from__isnull=True) | Q(away_from__lte=now))
+
+
+def is_away(user: User | None, now: datetime) -> bool:
+    """The same test as `_away_q`, on a loaded row."""
+    n = getattr(user, "notifications", None)
+    return (n is not None and n.away_until is not None and now < n.away_until
+            and (n.away_from is None or n.away_from <= now))
+
+
+def _submitted(seat_ref: Any, phase_ref: Any) -> Exists:
+    return Exists(PendingSubmission.objects.filter(seat=seat_ref, phase_number=phase_ref))
+
+
+def _unanswered(game: Game) -> QuerySet[Seat]:
+    """The seats the current phase waits for that have no submission stored."""
+    return game.seats.filter(colour__in=game.waiting).filter(
+        ~_submitted(OuterRef("pk"), game.phase_number))
+
+
+def _in_waiting_order(game: Game, seats: Iterable[Seat]) -> list[Seat]:
+    return sorted(seats, key=lambda s: game.waiting.index(s.colour))
+
+
+# --- absences ------------------------------------------------------------------------------
+
+
+def settle_absences(now: datetime) -> None:
+    away_users = Notifications.objects.filter(_away_q(now)).values("user_id")
+    games = (Game.objects.filter(status=Game.Status.RUNNING)
+             .filter(Q(paused=True) | Q(seats__user__in=away_users))
+             .values_list("pk", flat=True).distinct())
+    _each(games, _settle_absence, now)
+
+
+def _settle_absence(game_id: int, now: datetime) -> None:
+    with transaction.atomic():
+        game = _locked(Game.objects.filter(pk=game_id, status=Game.Status.RUNNING))
+        if game is None:
+            return
+        away = list(_unanswered(game).filter(
+            is_computer=False, standin=False, user__notifications__in=Notifications.objects
+            .filter(_away_q(now))).select_related("user__notifications"))
+        if not away:
+            _resume(game, now)
+        elif game.on_absence == "pause":
+            _pause(game, away, now)
+        else:
+            _extend_for_absence(game, away)
+
+
+def _pause(game: Game, away: list[Seat], now: datetime) -> None:
+    if game.paused and game.deadline is None:
+        return
+    # A phase that began while paused (the away player answered) has a deadline again.
+    remaining = max(game.deadline - now, timedelta(0)) if game.deadline else \
+        timedelta(hours=game.deadline_hours)
+    game.paused, game.deadline = True, None
+    game.save(update_fields=["paused", "deadline"])
+    _note(game, "paused", players=[s.colour for s in away],
+          remaining_seconds=int(remaining.total_seconds()))
+
+
+def _resume(game: Game, now: datetime) -> None:
+    if not game.paused:
+        return
+    last = game.events.filter(kind__in=["paused", "resumed"]).order_by("-index").first()
+    if last is None or last.kind != "paused":
+        return  # not paused for an absence: not ours to lift
+    if game.deadline is None:
+        game.deadline = now + timedelta(seconds=last.data.get("remaining_seconds", 0))
+    game.paused = False
+    game.save(update_fields=["paused", "deadline"])
+    _note(game, "resumed", deadline=game.deadline.isoformat())
+
+
+def _extend_for_absence(game: Game, away: list[Seat]) -> None:
+    """The deadline moves to a whole phase's time after the last awaited person is back."""
+    if game.paused:
+        return
+    back = max(seat.user.notifications.away_until for seat in away)
+    target = back + timedelta(hours=game.deadline_hours)
+    if game.deadline is not None and game.deadline >= target:
+        return
+    game.deadline = target
+    game.save(update_fields=["deadline"])
+    _note(game, "deadline_extended", players=[s.colour for s in away], reason="away",
+          deadline=target.isoformat())
+
+
+# --- deadlines -----------------------------------------------------------------------------
+
+
+def pass_deadlines(now: datetime) -> None:
+    due = Game.objects.filter(status=Game.Status.RUNNING, paused=False, deadline__lte=now)
+    _each(due.values_list("pk", flat=True), _pass_deadline, now)
+
+
+def _pass_deadline(game_id: int, now: datetime) -> None:
+    """RULES 9: the missing get the engine's default; services dispatches the resolve."""
+    with transaction.atomic():
+        game = _locked(Game.objects.filter(pk=game_id, status=Game.Status.RUNNING,
+                                           paused=False, deadline__lte=now))
+        if game is None:
+            return
+        awaited = list(game.seats.filter(colour__in=game.waiting))
+        missing = _in_waiting_order(game, _unanswered(game))
+        state = game.engine_state
+        if not missing or (not engine.is_simultaneous(state) and len(missing) < len(awaited)):
+            return  # everything is in (or a move is being applied): the resolve is under way
+        # In a phase that is not sealed the first submission is applied at once and ends
+        # it (a negotiation's break-off): one default is all that fits.
+        for seat in (missing if engine.is_simultaneous(state) else missing[:1]):
+            services.submit_move(game.pk, seat.pk, engine.default_move(state, seat.colour))
+        _note(game, "deadline_missed", players=[s.colour for s in missing])
+        _count_missed(game, [s for s in awaited if is_person(s)], {s.pk for s in missing})
+
+
+def _count_missed(game: Game, people: list[Seat], missing: set[int]) -> None:
+    for seat in people:
+        seat.missed_deadlines = seat.missed_deadlines + 1 if seat.pk in missing else 0
+        if seat.pk in missing and 0 < game.max_missed_deadlines <= seat.missed_deadlines:
+            # From the next phase on, services._schedule_computers plays the seat.
+            seat.standin = True
+            _note(game, "standin", player=seat.colour, missed=seat.missed_deadlines)
+        seat.save(update_fields=["missed_deadlines", "standin"])
+
+
+# --- reminders -----------------------------------------------------------------------------
+
+
+def reminder_hours(chosen: object) -> list[int]:
+    """The person's choice of hours before a deadline ([] or nonsense: 24 and 2)."""
+    hours = {h for h in chosen if isinstance(h, int) and 1 <= h <= MAX_DEADLINE_HOURS} \
+        if isinstance(chosen, list) else set()
+    return sorted(hours or DEFAULT_REMINDER_HOURS, reverse=True)
+
+
+def arm_reminders(now: datetime) -> None:
+    """A Reminder row for each (awaited person, deadline, hour) still ahead."""
+    wanted = [Reminder(seat_id=row["pk"], phase_number=row["game__phase_number"],
+                       deadline=row["game__deadline"], hours_before=hours,
+                       due_at=row["game__deadline"] - timedelta(hours=hours))
+              for row in _seats_to_remind(now)
+              for hours in reminder_hours(row["user__notifications__reminder_hours"])]
+    wanted = [r for r in wanted if r.due_at > now]
+    known = set(Reminder.objects.filter(seat_id__in={r.seat_id for r in wanted},
+                                        deadline__gt=now)
+                .values_list("seat_id", "phase_number", "deadline", "hours_before"))
+    Reminder.objects.bulk_create(  # a concurrent sweep's same rows: the unique key drops them
+        [r for r in wanted if (r.seat_id, r.phase_number, r.deadline, r.hours_before)
+         not in known], ignore_conflicts=True)
+
+
+def _seats_to_remind(now: datetime) -> list[dict[str, Any]]:
+    rows = (Seat.objects
+            .filter(game__status=Game.Status.RUNNING, game__paused=False,
+                    game__deadline__gt=now, is_computer=False, standin=False,
+                    user__isnull=False)
+            .filter(~_submitted(OuterRef("pk"), OuterRef("game__phase_number")))
+            .values("pk", "colour", "game__waiting", "game__phase_number", "game__deadline",
+                    "user__notifications__reminder_hours"))
+    return [row for row in rows if row["colour"] in row["game__waiting"]]
+
+
+def send_reminders(now: datetime) -> None:
+    due = Reminder.objects.filter(due_at__lte=now, sent_at__isnull=True)
+    _each(set(due.values_list("seat_id", flat=True)[:BATCH]), _remind, now)
+
+
+def _remind(seat_id: int, now: datetime) -> None:
+    """Claim the seat (a concurrent sweep skips it: the claim is per seat, not per row,
+    so that two reminders due at once are one email), then send what is still wanted."""
+    with transaction.atomic():
+        seat = (Seat.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
+                .select_related("game", "user__notifications").filter(pk=seat_id).first())
+        if seat is None:
+            return
+        due = Reminder.objects.filter(seat=seat, due_at__lte=now, sent_at__isnull=True)
+        due.exclude(**_reminding(seat, now)).delete()  # moot: deadline moved, phase over, ...
+        if due.exists() and not is_away(seat.user, now):  # held until the person is back
+            emails.reminder(seat.game, seat)
+            due.update(sent_at=now)
+
+
+def _reminding(seat: Seat, now: datetime) -> dict[str, Any]:
+    """The phase and deadline a reminder to the seat is for now (none: {"pk": None})."""
+    game = seat.game
+    if (game.status != Game.Status.RUNNING or game.paused or game.deadline is None
+            or now >= game.deadline or seat.colour not in game.waiting or not is_person(seat)
+            or seat.pending.filter(phase_number=game.phase_number).exists()):
+        return {"pk": None}
+    return {"phase_number": game.phase_number, "deadline": game.deadline}
+
+
+# --- the outbox ----------------------------------------------------------------------------
+
+
+def send_outbox() -> None:
+    """`games.outbox.send_due()`, retries included, when that module is there."""
+    try:
+        outbox = importlib.import_module("games.outbox")
+    except ModuleNotFoundError as exc:
+        if exc.name != "games.outbox":
+            raise
+        return
+    outbox.send_due()
+
+
+# --- what people do about deadlines -------------------------------------------------------
+
+
+def extend_deadline(game_id: int, user: User, hours: int) -> Game:
+    """The creator gives the current phase `hours` more (from now, if it has passed)."""
+    if not 1 <= hours <= MAX_DEADLINE_HOURS:
+        raise GameError(f"a deadline is extended by 1 to {MAX_DEADLINE_HOURS} hours")
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.creator_id != user.pk:
+            raise GameError("only the game's creator can extend its deadline")
+        if game.status != Game.Status.RUNNING:
+            raise GameError("this game is not running")
+        if game.deadline is None:
+            raise GameError("the game is paused: its deadline is set aside until it resumes")
+        game.deadline = max(game.deadline, timezone.now()) + timedelta(hours=hours)
+        game.save(update_fields=["deadline"])
+        _note(game, "deadline_extended", hours=hours, reason="creator",
+              deadline=game.deadline.isoformat())
+    return game
+
+
+def take_seat_back(game_id: int, user: User) -> Seat:
+    """The person plays their seat again; the computer standing in stops."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        seat = services.seat_of(game, user)
+        if game.status != Game.Status.RUNNING:
+            raise GameError("this game is not running")
+        if not seat.standin:
+            raise GameError("no computer is playing your seat")
+        seat.standin, seat.missed_deadlines = False, 0
+        seat.save(update_fields=["standin", "missed_deadlines"])
+        _note(game, "seat_taken_back", player=seat.colour)
+    return seat

@@ -1,0 +1,259 @@
+"""Moves by email: what becomes of one reply to a "the game waits for you" email.
+
+Every way in (the pipe command `receive_email`, the SMTP listener `run_smtpd`, the
+provider webhook in `games.views.inbound`) hands the raw message to `handle_message`.
+It finds the token of the reply address (`play+TOKEN@REPLY_DOMAIN`), checks it (known,
+sent by the seat's player, unused, for the game's current phase) and gives each command
+to `services.submit_text`, the only way a move enters. Every outcome is answered at once
+by email (`emails.move_reply`, `emails.refusal`), except auto-replies and bounces: they
+are ignored, so that the site and a robot never mail each other forever.
+
+A token is used up only by an accepted reply. A refused one (a typo, an illegal move)
+leaves it usable, so that the player corrects the move by replying again. The token is
+claimed (`used_at` from NULL to now) before the moves, in one transaction with them and
+the answer, under the game's row lock: two deliveries of one email act once, no phase
+resolves between the check and the moves, and a crash undoes the claim with the moves
+(the mail server delivers again).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from email import policy
+from email.message import EmailMessage, Message
+from email.parser import BytesHeaderParser, BytesParser
+from email.utils import getaddresses, parseaddr
+from enum import StrEnum
+from typing import cast
+
+from django.conf import settings
+from django.db import transaction
+from django.urls import reverse
+from django.utils import timezone
+
+from engine.errors import IllegalMove, NotationError
+from games import emails, replies, services, tokens
+from games.models import Game, ReplyToken, Seat
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 1024 * 1024
+# Where the reply address may be after the envelope: the headers mail servers add, then
+# those the sender's client wrote.
+RECIPIENT_HEADERS = ("X-Original-To", "Delivered-To", "To", "Cc")
+AUTO_REPLY_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Autoresponder")
+AUTOMATIC_PRECEDENCE = frozenset({"bulk", "junk", "list", "auto_reply"})
+ROBOTS = frozenset({"mailer-daemon", "postmaster"})
+
+UNKNOWN = ("this reply address is not known here (it may have been mistyped): reply to the "
+           "latest email from the game")
+USED = "this reply address was already used; reply to the latest email"
+WRONG_SENDER = ("this reply address belongs to a player whose account has another email "
+                "address, and a forwarded email cannot move for someone else. If it is your "
+                "seat, reply from the address your account uses (see your profile).")
+TOO_LARGE = (f"your email is larger than {MAX_MESSAGE_BYTES // 1024} KB: reply with the "
+             "commands only, without attachments")
+
+
+class Verdict(StrEnum):
+    ACCEPTED = "accepted"
+    REFUSED = "refused"  # and answered
+    IGNORED = "ignored"  # an automatic email: not answered
+
+
+@dataclass(frozen=True)
+class InboundResult:
+    verdict: Verdict
+    reason: str = ""  # what the answer said, or why nothing was answered
+    accepted: tuple[str, ...] = ()  # the moves that entered, in the engine's notation
+
+
+def handle_message(raw: bytes, *, envelope_to: list[str] | None = None,
+                   envelope_from: str | None = None) -> InboundResult:
+    """Act on one email (RFC 822 bytes) and answer it. `envelope_to` and `envelope_from`
+    are the SMTP envelope when the way in knows it ("" is a bounce's null sender).
+    Database errors propagate: the caller tells its sender to try again later."""
+    headers = BytesHeaderParser().parsebytes(raw)  # the body is read only if needed
+    sender = sender_of(headers)
+    if is_automatic(headers, envelope_from) or not sender or is_ours(sender):
+        return _done(InboundResult(Verdict.IGNORED, "an automatic email, or no one to answer"))
+    if len(raw) > MAX_MESSAGE_BYTES:
+        return _refuse(sender, TOO_LARGE)
+    reply = _reply_token(token_in(headers, envelope_to or []))
+    if reply is None:
+        return _refuse(sender, UNKNOWN)
+    problem = _sender_problem(reply.seat, sender) or _token_problem(reply, reply.seat.game)
+    if problem:
+        return _refuse(sender, problem)
+    message = cast(EmailMessage, BytesParser(policy=policy.default).parsebytes(raw))
+    read = replies.commands(replies.reply_text(message))
+    if read.errors or not read.submissions:
+        return _refuse_move(reply.seat, list(read.submissions), _reading_problem(read))
+    return _play(reply, read, sender)
+
+
+# --- who wrote, to which address -------------------------------------------------------------
+
+
+def sender_of(headers: Message) -> str:
+    return parseaddr(str(headers.get("From", "")))[1].strip()
+
+
+def is_automatic(headers: Message, envelope_from: str | None) -> bool:
+    """An auto-reply, a bounce or a list's message: never answered (RFC 3834)."""
+    auto = str(headers.get("Auto-Submitted", "")).strip().lower() or "no"
+    precedence = str(headers.get("Precedence", "")).strip().lower()
+    robot = any(address.partition("@")[0].lower() in ROBOTS
+                for address in (sender_of(headers), envelope_from or ""))
+    return (envelope_from == "" or str(headers.get("Return-Path", "")).strip() == "<>"
+            or auto != "no" or precedence in AUTOMATIC_PRECEDENCE or robot
+            or any(name in headers for name in AUTO_REPLY_HEADERS)
+            or headers.get_content_type() == "multipart/report")
+
+
+def is_ours(address: str) -> bool:
+    """One of the site's own addresses: answering it would mail ourselves in a loop."""
+    own = parseaddr(settings.DEFAULT_FROM_EMAIL)[1].lower()
+    return address.lower() == own or tokens.token_of(address) is not None
+
+
+def is_reply_address(address: str) -> bool:
+    """`play+TOKEN@REPLY_DOMAIN`, in form (whether the token exists is not asked)."""
+    domain = address.strip().strip("<>").rpartition("@")[2]
+    return tokens.token_of(address) is not None and domain.lower() == \
+        settings.REPLY_DOMAIN.lower()
+
+
+def token_in(headers: Message, envelope_to: Iterable[str]) -> str | None:
+    """The first token in the envelope's recipients, else in the recipient headers."""
+    values = [str(value) for name in RECIPIENT_HEADERS for value in headers.get_all(name, [])]
+    addresses = [*envelope_to, *(address for _, address in getaddresses(values))]
+    return next((token for token in map(tokens.token_of, addresses) if token), None)
+
+
+def _reply_token(token: str | None) -> ReplyToken | None:
+    if not token:
+        return None
+    return (ReplyToken.objects.select_related("seat__game", "seat__user")
+            .filter(token=token).first())
+
+
+def _sender_problem(seat: Seat, sender: str) -> str | None:
+    email = seat.user.email if seat.user else ""
+    return None if email and email.lower() == sender.lower() else WRONG_SENDER
+
+
+def _token_problem(reply: ReplyToken, game: Game) -> str | None:
+    if reply.used_at is not None:
+        return USED
+    if game.status == Game.Status.FINISHED:
+        return f"the game is over: see the final scores on {game_url(game)}"
+    if game.status != Game.Status.RUNNING or reply.phase_number != game.phase_number:
+        return ("the game has moved on since that email: reply to the latest email, or play "
+                f"on the game's page: {game_url(game)}")
+    return None
+
+
+def game_url(game: Game) -> str:
+    return f"{settings.SITE_URL}{reverse('game', args=[game.pk])}"
+
+
+# --- the moves ----------------------------------------------------------------------------------
+
+
+def _play(reply: ReplyToken, read: replies.Commands, sender: str) -> InboundResult:
+    seat = reply.seat
+    with transaction.atomic():
+        # The game's row lock first, as services takes it: resolving waits for us.
+        game = Game.objects.select_for_update().get(pk=seat.game_id)
+        problem = _token_problem(reply, game)  # again: the phase may have moved on
+        if problem is None and not _claim(reply):
+            problem = USED  # another delivery of this email came first
+        if problem:
+            return _refuse(sender, problem)
+        accepted, refusal = _submit_all(game, seat, read.submissions)
+        if refusal is None:
+            return _accept(seat, accepted, read)
+        _release(reply)  # refused: the player may correct the move with the same address
+        return _refuse_move(seat, list(read.submissions), _refusal_text(refusal, accepted),
+                            accepted)
+
+
+def _claim(reply: ReplyToken) -> bool:
+    """Mark the token used if nobody did: one row changes for one delivery only."""
+    return ReplyToken.objects.filter(pk=reply.pk, used_at=None).update(
+        used_at=timezone.now()) == 1
+
+
+def _release(reply: ReplyToken) -> None:
+    ReplyToken.objects.filter(pk=reply.pk).update(used_at=None)
+
+
+def _submit_all(game: Game, seat: Seat, submissions: Iterable[str]
+                ) -> tuple[list[services.Outcome], tuple[str, str] | None]:
+    """Submit in order; stop at the first refusal, returned as (command, sentence)."""
+    accepted: list[services.Outcome] = []
+    for text in submissions:
+        try:
+            accepted.append(services.submit_text(game.pk, seat.pk, text))
+        except (NotationError, IllegalMove, services.GameError) as error:
+            return accepted, (text, str(error))
+    return accepted, None
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+
+def _accept(seat: Seat, accepted: list[services.Outcome],
+            read: replies.Commands) -> InboundResult:
+    texts = [outcome.text for outcome in accepted]
+    lines = [f"Accepted: {text}." for text in texts]
+    if accepted[-1].ready:
+        lines.append("It is being applied; the next email tells what happened.")
+    else:
+        lines.append("It stays sealed until the other players have submitted theirs.")
+    lines.extend(_ignored_lines(read))
+    message = "\n".join(lines)
+    emails.move_reply(seat, True, texts, message)
+    return _done(InboundResult(Verdict.ACCEPTED, message, tuple(texts)))
+
+
+def _refusal_text(refusal: tuple[str, str], accepted: list[services.Outcome]) -> str:
+    command, sentence = refusal
+    before = [f"'{outcome.text}'" for outcome in accepted]
+    kept = f" Accepted before it, and in force: {', '.join(before)}." if before else ""
+    return f"Not accepted: '{command}': {sentence.rstrip('.')}.{kept}"
+
+
+def _reading_problem(read: replies.Commands) -> str:
+    if read.errors:
+        errors = "; ".join(error.rstrip(".") for error in read.errors)
+        return f"Nothing was applied: {errors}."
+    ignored = "\n".join(_ignored_lines(read))
+    return ("No command was found in your reply: write each command on a line of its own, "
+            f"like 'decide 1, 3', above the quoted email.\n{ignored}").strip()
+
+
+def _ignored_lines(read: replies.Commands) -> list[str]:
+    if not read.ignored:
+        return []
+    return ["These lines were not read as commands:", *(f"  {line}" for line in read.ignored)]
+
+
+def _refuse_move(seat: Seat, commands: list[str], message: str,
+                 accepted: list[services.Outcome] | None = None) -> InboundResult:
+    emails.move_reply(seat, False, commands, message)
+    texts = tuple(outcome.text for outcome in accepted or [])
+    return _done(InboundResult(Verdict.REFUSED, message, texts))
+
+
+def _refuse(to: str, reason: str) -> InboundResult:
+    emails.refusal(to, reason)
+    return _done(InboundResult(Verdict.REFUSED, reason))
+
+
+def _done(result: InboundResult) -> InboundResult:
+    logger.info("inbound email %s: %s", result.verdict, result.reason.partition("\n")[0])
+    return result

@@ -1,0 +1,51 @@
+"""`manage.py receive_email`: act on one email read on standard input, for a mail server.
+
+A mail server hands replies to `play+TOKEN@REPLY_DOMAIN` to this command through a pipe,
+for example with Postfix (`recipient_delimiter = +`, and in master.cf):
+
+    lowenherz unix - n n - - pipe flags=q user=lowenherz
+      argv=/srv/lowenherz/.venv/bin/python /srv/lowenherz/manage.py receive_email
+      --sender ${sender} --recipient ${original_recipient}
+
+Exit status 0: the email was handled (accepted, refused and answered, or ignored as an
+automatic reply); 75 (EX_TEMPFAIL): it could not be handled now, for example because
+the database is down, so the server keeps it and delivers it again later. Either way the
+command writes one line, on stdout or stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from games import inbound
+
+EX_TEMPFAIL = 75  # sysexits.h: mail servers retry later
+
+
+class Command(BaseCommand):
+    help = "Act on one email (RFC 822) read on standard input: for a mail server's pipe."
+    stealth_options = ("stdin",)  # call_command(..., stdin=a binary stream), for tests
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--recipient", action="append", default=[],
+                            help="an envelope recipient (the server's ${recipient}); repeatable")
+        parser.add_argument("--sender", default=None,
+                            help="the envelope sender (empty or MAILER-DAEMON for a bounce)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        raw = (options.get("stdin") or sys.stdin.buffer).read()
+        try:
+            result = inbound.handle_message(raw, envelope_to=options["recipient"] or None,
+                                            envelope_from=options["sender"])
+        except Exception as error:
+            # Whatever went wrong, a retry may succeed; a lost move would not be noticed.
+            if options.get("traceback"):
+                raise
+            text = " ".join(f"{type(error).__name__}: {error}".split())
+            self.stderr.write(f"receive_email: not handled, deliver again later: {text}")
+            sys.exit(EX_TEMPFAIL)
+        first_line = result.reason.partition("\n")[0]
+        self.stdout.write(f"receive_email: {result.verdict}: {first_line}")

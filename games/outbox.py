@@ -1,0 +1,261 @@
+"""The outbox: every email is a row first (`OutgoingEmail`), then a task sends it.
+
+    QUEUED ──▶ SENDING ──▶ SENT
+                  │  ▲
+     SMTP error   ▼  │  back-off: 1, 2, 4 ... minutes (send_due re-dispatches)
+               RETRYING ──▶ FAILED (after MAX_ATTEMPTS, or a permanent refusal)
+    HELD ──▶ DIGESTED (non-urgent emails of people who chose the daily digest)
+
+Like pretix's `mail_send_task` and healthchecks' `sendalerts`, a worker claims a row
+with one conditional UPDATE (`filter(id=…, status__in=…).update(status=SENDING)`):
+when two workers get the same id, one UPDATE changes the row and the other changes
+nothing and returns, so an email is never sent twice by two workers. An SMTP failure
+leaves the row RETRYING with its due time, so nothing is lost either. The only window
+left is a worker dying between the SMTP server's "250 OK" and the UPDATE to SENT: the
+row stays SENDING and is sent again after STUCK_AFTER (a duplicate beats a loss).
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+import zoneinfo
+from datetime import datetime, timedelta
+from functools import partial
+from typing import Any
+
+from celery import shared_task
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.core import signing
+from django.core.mail import EmailMultiAlternatives
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from games.models import EmailPreference, Game, Notifications, OutgoingEmail
+
+log = logging.getLogger(__name__)
+Status = OutgoingEmail.Status
+
+# Answers to a person's own email: sent whatever their preferences, without unsubscribe.
+TRANSACTIONAL = frozenset({"move_accepted", "move_refused", "refusal"})
+# Asks for moves: never held for the digest, whatever the caller says.
+ASKS = frozenset({"your_turn", "reminder"})
+MAX_ATTEMPTS = 10
+STUCK_AFTER = timedelta(minutes=10)  # a send takes seconds (EMAIL_TIMEOUT); then it died
+REDISPATCH_AFTER = timedelta(minutes=5)  # a dispatched task that never ran is sent again
+DUE_BATCH = 500
+DIGEST_HOUR = 7  # the daily digest leaves at 07:00 in the person's time zone
+UNSUBSCRIBE_SALT = "lowenherz.unsubscribe"
+# The paths of games.views.mail's pages (tests check them against reverse()).
+UNSUBSCRIBE_PATH = "/unsubscribe/{}/"
+PREFERENCES_PATH = "/accounts/notifications/"
+
+
+# --- who wants what ------------------------------------------------------------------------
+
+
+def mode_of(user: User | None) -> str:
+    if user is None:
+        return EmailPreference.EVERY
+    mode = Notifications.objects.filter(user=user).values_list("mode", flat=True).first()
+    return mode or EmailPreference.EVERY
+
+
+def is_wanted(user: User | None, kind: str) -> bool:
+    """Whether an email of this kind would be queued at all (not for the unsubscribed)."""
+    return kind in TRANSACTIONAL or mode_of(user) != EmailPreference.OFF
+
+
+def status_for(user: User | None, kind: str, urgent: bool) -> str | None:
+    """QUEUED, HELD for the digest, or None: not to be sent."""
+    if kind in TRANSACTIONAL:
+        return Status.QUEUED
+    mode = mode_of(user)
+    if mode == EmailPreference.OFF:
+        return None
+    if mode == EmailPreference.DIGEST and not urgent and kind not in ASKS:
+        return Status.HELD
+    return Status.QUEUED
+
+
+def unsubscribe_url(user: User) -> str:
+    signed = signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)
+    return settings.SITE_URL + UNSUBSCRIBE_PATH.format(signed)
+
+
+def unsubscribe_user_id(signed: str) -> int | None:
+    """The user an unsubscribe link is for, or None if it was tampered with."""
+    try:
+        value = signing.loads(signed, salt=UNSUBSCRIBE_SALT)
+    except signing.BadSignature:
+        return None
+    return value if isinstance(value, int) else None
+
+
+def standard_headers(kind: str, user: User | None) -> dict[str, str]:
+    # RFC 3834: an out-of-office reply to play+TOKEN@ would be read as a move and
+    # answered with a refusal, which would be answered again: a loop.
+    headers = {"Auto-Submitted": "auto-replied" if kind in TRANSACTIONAL else "auto-generated"}
+    if user is not None and kind not in TRANSACTIONAL:
+        headers["List-Unsubscribe"] = f"<{unsubscribe_url(user)}>"
+        headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"  # RFC 8058
+    return headers
+
+
+# --- queuing -------------------------------------------------------------------------------
+
+
+def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User | None = None,
+          game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
+          urgent: bool = True) -> OutgoingEmail | None:
+    """Store an email and send it after the transaction commits; None if the person
+    does not want it (unsubscribed) or there is nobody to send it to."""
+    status = status_for(user, kind, urgent)
+    if status is None or not to:
+        return None
+    email = OutgoingEmail.objects.create(
+        kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
+        text=text, html=html, reply_to=reply_to, status=status,
+        headers={**standard_headers(kind, user), **(headers or {})},
+        next_attempt_at=timezone.now() + REDISPATCH_AFTER if status == Status.QUEUED else None)
+    if status == Status.QUEUED:
+        transaction.on_commit(partial(send_email.delay, email.pk))
+    return email
+
+
+# --- sending -------------------------------------------------------------------------------
+
+
+@shared_task(acks_late=True)  # idempotent: a redelivered id finds its row claimed or sent
+def send_email(email_id: int) -> bool:
+    return send(email_id)
+
+
+def send(email_id: int) -> bool:
+    """Send one queued or retrying email, if this call is the one that claims it."""
+    claimed = OutgoingEmail.objects.filter(
+        id=email_id, status__in=[Status.QUEUED, Status.RETRYING], attempts__lt=MAX_ATTEMPTS,
+    ).update(status=Status.SENDING, attempts=F("attempts") + 1,
+             next_attempt_at=timezone.now() + STUCK_AFTER)
+    if not claimed:
+        return False  # sent, being sent, held or failed: someone else's or nobody's
+    email = OutgoingEmail.objects.get(id=email_id)
+    try:
+        message(email).send(fail_silently=False)
+    except (smtplib.SMTPException, OSError) as exc:  # OSError: refused, reset, timed out
+        _failed(email, exc)
+        return False
+    except Exception as exc:  # not the network: sending again would fail the same way
+        log.exception("email %s cannot be sent", email_id)
+        _finish(email, Status.FAILED, last_error=f"{type(exc).__name__}: {exc}")
+        return False
+    _finish(email, Status.SENT, sent_at=timezone.now(), last_error="", next_attempt_at=None)
+    return True
+
+
+def message(email: OutgoingEmail) -> EmailMultiAlternatives:
+    stamp = int(email.created_at.timestamp())
+    headers = {**email.headers,
+               "Message-ID": f"<lowenherz.{email.pk}.{stamp}@{settings.REPLY_DOMAIN}>"}
+    mail = EmailMultiAlternatives(email.subject, email.text, settings.DEFAULT_FROM_EMAIL,
+                                  [email.to], reply_to=[email.reply_to] if email.reply_to else None,
+                                  headers=headers)
+    if email.html:
+        mail.attach_alternative(email.html, "text/html")
+    return mail
+
+
+def _failed(email: OutgoingEmail, exc: Exception) -> None:
+    error = f"{type(exc).__name__}: {exc}"[:2000]
+    if is_permanent(exc) or email.attempts >= MAX_ATTEMPTS:
+        _finish(email, Status.FAILED, last_error=error, next_attempt_at=None)
+        return
+    wait = timedelta(minutes=2 ** (email.attempts - 1))
+    _finish(email, Status.RETRYING, last_error=error, next_attempt_at=timezone.now() + wait)
+
+
+def is_permanent(exc: Exception) -> bool:
+    """A 5xx answer about this message (unknown mailbox, refused content): retrying
+    cannot help. Connection problems and 4xx answers are worth another try."""
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return bool(exc.recipients) and all(code >= 500 for code, _ in exc.recipients.values())
+    if isinstance(exc, smtplib.SMTPSenderRefused | smtplib.SMTPDataError):
+        return exc.smtp_code >= 500
+    return False
+
+
+def _finish(email: OutgoingEmail, status: str, **fields: Any) -> None:
+    # Only from SENDING (or RETRYING, if send_due took it for dead meanwhile).
+    OutgoingEmail.objects.filter(
+        id=email.pk, status__in=[Status.SENDING, Status.RETRYING]).update(status=status, **fields)
+
+
+# --- the sweeper's part ----------------------------------------------------------------------
+
+
+def send_due(now: datetime | None = None) -> int:
+    """Every minute: hand the due emails (retries, lost dispatches, rows left SENDING by a
+    dead worker) to the workers again. Returns how many were dispatched."""
+    now = now or timezone.now()
+    _recover_stuck(now)
+    due = Q(status__in=[Status.QUEUED, Status.RETRYING]) & (
+        Q(next_attempt_at__lte=now) | Q(next_attempt_at__isnull=True))
+    ids = list(OutgoingEmail.objects.filter(due).order_by("next_attempt_at")
+               .values_list("id", flat=True)[:DUE_BATCH])
+    # Not due again before a worker had the time to take it: no pile of copies in the queue.
+    OutgoingEmail.objects.filter(due, id__in=ids).update(next_attempt_at=now + REDISPATCH_AFTER)
+    for email_id in ids:
+        send_email.delay(email_id)
+    return len(ids)
+
+
+def _recover_stuck(now: datetime) -> None:
+    stuck = OutgoingEmail.objects.filter(status=Status.SENDING, next_attempt_at__lt=now)
+    stuck.filter(attempts__gte=MAX_ATTEMPTS).update(
+        status=Status.FAILED, last_error="the worker stopped while sending it, too often")
+    stuck.update(status=Status.RETRYING, next_attempt_at=now,
+                 last_error="the worker stopped while sending it; sending again")
+
+
+# --- the daily digest ------------------------------------------------------------------------
+
+
+def digest_moment(now: datetime, zone: str) -> datetime:
+    """The latest DIGEST_HOUR o'clock in `zone` at or before `now`."""
+    local = now.astimezone(zoneinfo.ZoneInfo(zone))
+    moment = local.replace(hour=DIGEST_HOUR, minute=0, second=0, microsecond=0)
+    return moment if moment <= local else moment - timedelta(days=1)
+
+
+def send_digests(now: datetime | None = None) -> int:
+    """Hourly: one digest per person whose held emails waited for today's digest time.
+    Returns how many digests were queued."""
+    now = now or timezone.now()
+    holders = OutgoingEmail.objects.filter(status=Status.HELD).values("user")
+    users = User.objects.filter(pk__in=holders).select_related("profile")
+    return sum(_send_digest(user, now) for user in users)
+
+
+def _send_digest(user: User, now: datetime) -> bool:
+    from games import emails
+
+    profile = getattr(user, "profile", None)
+    moment = digest_moment(now, profile.time_zone if profile else "UTC")
+    with transaction.atomic():
+        Notifications.objects.get_or_create(user=user)
+        # One digest run per person at a time: two hourly runs at once send one digest.
+        Notifications.objects.select_for_update().get(user=user)
+        if OutgoingEmail.objects.filter(user=user, kind="digest",
+                                        created_at__gte=moment).exists():
+            return False  # today's digest has left; later emails wait for tomorrow's
+        held = list(OutgoingEmail.objects.filter(user=user, status=Status.HELD,
+                                                 created_at__lte=moment).order_by("created_at"))
+        if not held:
+            return False
+        digest = emails.digest(user, held)
+        note = "" if digest else "not sent: the person unsubscribed before the digest"
+        OutgoingEmail.objects.filter(id__in=[e.pk for e in held], status=Status.HELD).update(
+            status=Status.DIGESTED, last_error=note)
+    return digest is not None

@@ -1,0 +1,81 @@
+"""The board as monospace text, for plain-text emails, drawn from a view dict
+(`engine.view.view`), like `games.board_svg` draws it as SVG.
+
+Every cell is two characters: its terrain (`.` plain, `F` forest, `H` hill, `T` town)
+and what stands on it (a colour's initial: upper case a castle, lower case a knight).
+A `|` between two cells is a wall between them; a `--` under a cell is a wall below it.
+
+       A  B  C  D
+     1 H  .R . |.
+          --
+     2 F  .r .  .
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from engine.board import column_name
+
+Cell = tuple[int, int]
+
+TERRAIN_WORDS = {".": "plain", "F": "forest", "H": "hill", "T": "town"}
+ROW_LABEL = 3  # "10 " is the widest row label of a board of up to 99 rows
+
+
+def board_text(v: dict[str, Any]) -> str:
+    """The view's board, its pieces and walls, and a legend, as lines of text."""
+    rows: list[str] = v["board"]
+    pieces = _pieces(v)
+    walls = {frozenset((_cell(a), _cell(b))) for a, b in v.get("walls", [])}
+    width = len(rows[0])
+    lines = [" " * ROW_LABEL + " ".join(f"{column_name(x):<2}" for x in range(width))]
+    for y, terrain in enumerate(rows):
+        lines.append(_row(y, terrain, pieces, walls))
+        below = _walls_below(y, width, walls) if y + 1 < len(rows) else ""
+        if below.strip():
+            lines.append(below)
+    lines.append("")
+    lines.append(legend(v))
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def legend(v: dict[str, Any]) -> str:
+    colours = sorted({piece[2] for piece in [*v.get("castles", []), *v.get("knights", [])]},
+                     key=_colour_rank(v))
+    pieces = ", ".join(f"{c[0].upper()}/{c[0].lower()} {c}" for c in colours)
+    terrain = ", ".join(f"{mark} {word}" for mark, word in TERRAIN_WORDS.items())
+    return (f"{terrain}.\nCastle/knight: {pieces or 'none yet'}.\n"
+            "Walls: | between two cells, -- below a cell.")
+
+
+def _row(y: int, terrain: str, pieces: dict[Cell, str], walls: set[frozenset[Cell]]) -> str:
+    parts = [f"{y + 1:>{ROW_LABEL - 1}} "]
+    for x, mark in enumerate(terrain):
+        if x:
+            parts.append("|" if frozenset(((x - 1, y), (x, y))) in walls else " ")
+        parts.append(mark + pieces.get((x, y), " "))
+    return "".join(parts)
+
+
+def _walls_below(y: int, width: int, walls: set[frozenset[Cell]]) -> str:
+    marks = ["--" if frozenset(((x, y), (x, y + 1))) in walls else "  " for x in range(width)]
+    return " " * ROW_LABEL + " ".join(marks)
+
+
+def _pieces(v: dict[str, Any]) -> dict[Cell, str]:
+    """Castles and knights by cell: a colour's initial, upper case for a castle."""
+    found = {(int(x), int(y)): colour[0].lower() for x, y, colour in v.get("knights", [])}
+    found.update({(int(x), int(y)): colour[0].upper() for x, y, colour in v.get("castles", [])})
+    return found
+
+
+def _cell(pair: Any) -> Cell:
+    return int(pair[0]), int(pair[1])
+
+
+def _colour_rank(v: dict[str, Any]) -> Callable[[str], tuple[int, str]]:
+    """Players in seat order first, then any neutral colour."""
+    order = list(v.get("players", {}))
+    return lambda colour: (order.index(colour) if colour in order else len(order), colour)

@@ -1,0 +1,64 @@
+"""What people do about deadlines: the creator extends the current one; a person takes
+their seat back from the computer standing in. Both are POSTs that answer with a
+message on the game page; `games.deadlines` says whether they may.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.utils import formats, timezone
+from django.views.decorators.http import require_POST
+
+from games import deadlines
+from games.models import Game
+from games.services import MAX_DEADLINE_HOURS, GameError
+
+
+class ExtendDeadlineForm(forms.Form):
+    hours = forms.IntegerField(
+        label="Extend the deadline by (hours)", min_value=1, max_value=MAX_DEADLINE_HOURS,
+        error_messages={"min_value": f"Extend by 1 to {MAX_DEADLINE_HOURS} hours.",
+                        "max_value": f"Extend by 1 to {MAX_DEADLINE_HOURS} hours.",
+                        "required": "Say by how many hours.",
+                        "invalid": "Say by how many hours, as a whole number."})
+
+
+def _when(moment: datetime) -> str:
+    """A time as the game page shows it, in the viewer's time zone (the middleware's)."""
+    return formats.date_format(timezone.localtime(moment), "D j M Y, H:i T")
+
+
+@login_required
+@require_POST
+def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    form = ExtendDeadlineForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Not extended: {form.errors['hours'][0]}")
+        return redirect("game", game_id=game.pk)
+    try:
+        game = deadlines.extend_deadline(game.pk, request.user, form.cleaned_data["hours"])
+    except GameError as exc:
+        messages.error(request, f"Not extended: {exc}.")
+    else:
+        messages.success(request, f"The deadline is now {_when(game.deadline)}.")
+    return redirect("game", game_id=game.pk)
+
+
+@login_required
+@require_POST
+def take_seat_back(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    try:
+        deadlines.take_seat_back(game.pk, request.user)
+    except GameError as exc:
+        messages.error(request, f"Not done: {exc}.")
+    else:
+        messages.success(request, "Your seat is yours again: the computer no longer plays it.")
+    return redirect("game", game_id=game.pk)

@@ -1,0 +1,153 @@
+"""The pages behind the links in emails: magic links that sign a player in on their
+game, one-click unsubscribe, email preferences, and inviting people by email."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_GET, require_http_methods
+
+from games import emails, outbox, tokens
+from games.forms_mail import InviteByEmailForm, NotificationsForm
+from games.models import EmailPreference, Game, MagicLink, Notifications, OutgoingEmail
+from games.views.lobby import sentence
+
+LINK_PROBLEMS = {
+    "tampered": "This link is not valid: it may have been cut short or changed on its way "
+                "from the email.",
+    "used": "This link has been used already: a link from an email signs you in once.",
+    "expired": "This link has expired: a link from an email works for a few days only.",
+    "stale": "This link was for an earlier phase of the game, and the game has moved on "
+             "since: there may be something new to do.",
+    "inactive": "This account is disabled.",
+}
+INVITATIONS_PER_GAME = 50  # enough to fill any game; more is spam
+
+
+# --- magic links ------------------------------------------------------------------------------
+
+
+@require_GET  # not HEAD: a link checker's HEAD must not use up the link
+def magic_link(request: HttpRequest, signed: str) -> HttpResponse:
+    """Sign the player in and open their game, once, while the phase is the link's."""
+    nonce = tokens.magic_nonce(signed)
+    link = (MagicLink.objects.select_related("game", "user").filter(nonce=nonce).first()
+            if nonce else None)
+    if link is None:
+        return _link_problem(request, "tampered", None, status=400)
+    problem = link_problem(link) or (None if _use(link) else "used")
+    if problem:
+        return _link_problem(request, problem, link, status=410)
+    login(request, link.user)
+    return redirect("game", link.game_id)
+
+
+def link_problem(link: MagicLink) -> str | None:
+    if link.used_at is not None:
+        return "used"
+    if link.expires_at <= timezone.now():
+        return "expired"
+    if link.game.status != Game.Status.RUNNING or link.game.phase_number != link.phase_number:
+        return "stale"
+    if not link.user.is_active:
+        return "inactive"
+    return None
+
+
+def _use(link: MagicLink) -> bool:
+    # One conditional UPDATE: of two clicks at once, only one signs in.
+    return MagicLink.objects.filter(pk=link.pk, used_at=None).update(
+        used_at=timezone.now()) == 1
+
+
+def _link_problem(request: HttpRequest, problem: str, link: MagicLink | None,
+                  status: int) -> HttpResponse:
+    game_url = reverse("game", args=[link.game_id]) if link else ""
+    signed_in = link is not None and request.user.is_authenticated \
+        and request.user.pk == link.user_id
+    login_url = reverse("login") + (f"?{urlencode({'next': game_url})}" if game_url else "")
+    return render(request, "mail/link_problem.html", {
+        "problem": problem, "message": LINK_PROBLEMS[problem], "game_url": game_url,
+        "game": link.game if link else None, "signed_in": signed_in, "login_url": login_url,
+    }, status=status)
+
+
+# --- unsubscribing ----------------------------------------------------------------------------
+
+
+@csrf_exempt  # RFC 8058: mail providers POST "List-Unsubscribe=One-Click" without a token
+@require_http_methods(["GET", "HEAD", "POST"])
+def unsubscribe(request: HttpRequest, signed: str) -> HttpResponse:
+    """GET asks to confirm (link checkers and previews follow GETs); POST unsubscribes."""
+    user_id = outbox.unsubscribe_user_id(signed)
+    user = User.objects.filter(pk=user_id).first() if user_id is not None else None
+    if user is None:
+        return render(request, "mail/unsubscribe.html", {"invalid": True}, status=400)
+    if request.method == "POST":
+        Notifications.objects.update_or_create(user=user,
+                                               defaults={"mode": EmailPreference.OFF})
+        return render(request, "mail/unsubscribe.html", {"done": True, "email": user.email})
+    return render(request, "mail/unsubscribe.html", {"email": user.email, "signed": signed})
+
+
+# --- preferences ------------------------------------------------------------------------------
+
+
+@login_required
+def preferences(request: HttpRequest) -> HttpResponse:
+    notifications, _ = Notifications.objects.get_or_create(user=request.user)
+    form = NotificationsForm(request.POST if request.method == "POST" else None,
+                             instance=notifications)
+    if form.is_valid():
+        form.save()
+        messages.success(request, "Your email preferences are saved.")
+        return redirect("email_preferences")
+    return render(request, "mail/preferences.html", {"form": form})
+
+
+# --- invitations by email ---------------------------------------------------------------------
+
+
+@login_required
+@require_http_methods(["GET", "HEAD", "POST"])
+def invite_by_email(request: HttpRequest, game_id: int) -> HttpResponse:
+    game = get_object_or_404(Game, pk=game_id)
+    if not game.seats.filter(user=request.user).exists():
+        raise PermissionDenied("Only the players of a game invite others to it.")
+    if game.status != Game.Status.OPEN:
+        messages.error(request, "This game has started; its seats are taken.")
+        return redirect("game", game.pk)
+    form = InviteByEmailForm(request.POST if request.method == "POST" else None)
+    if form.is_valid():
+        try:
+            invited = invite(game, form.cleaned_data["addresses"], request.user)
+        except ValueError as exc:
+            form.add_error("addresses", sentence(exc))
+        else:
+            messages.success(request, f"Invitations are on their way to {', '.join(invited)}."
+                             if invited else "Everyone on the list was invited already.")
+            return redirect("invite", game.invite_token)
+    return render(request, "mail/invite_by_email.html", {"form": form, "game": game})
+
+
+def invite(game: Game, addresses: list[str], inviter: User) -> list[str]:
+    """Queue an invitation to each address not invited to this game before."""
+    earlier = OutgoingEmail.objects.filter(kind="invitation", game=game)
+    known = {a.lower() for a in earlier.values_list("to", flat=True)}
+    known |= {e.lower() for e in game.seats.values_list("user__email", flat=True) if e}
+    new = [a for a in addresses if a.lower() not in known]
+    if earlier.count() + len(new) > INVITATIONS_PER_GAME:
+        raise ValueError(f"a game sends at most {INVITATIONS_PER_GAME} invitations")
+    for address in new:
+        emails.invitation(game, address, inviter)
+    return new
