@@ -99,8 +99,13 @@ def stop_on_sigterm() -> None:
 
 def make_var_dirs() -> None:
     """The SQLite database and the file-system broker live here; neither makes its folder."""
-    var = Path(os.environ.get("LOWENHERZ_VAR", ROOT / "var"))
-    (var / "broker").mkdir(parents=True, exist_ok=True)
+    var = var_dir()
+    for folder in ("broker", "mail"):
+        (var / folder).mkdir(parents=True, exist_ok=True)
+
+
+def var_dir() -> Path:
+    return Path(os.environ.get("LOWENHERZ_VAR", ROOT / "var"))
 
 
 def cmd_run(extra: list[str]) -> None:
@@ -111,9 +116,12 @@ def cmd_run(extra: list[str]) -> None:
     stop_on_sigterm()
     worker = server = None
     try:
+        # --beat: the sweeper (deadlines, reminders, email retries) runs every minute.
         worker = start(str(PYTHON), "-m", "celery", "-A", "lowenherz_site", "--quiet", "worker",
-                       "--pool=solo", "--loglevel=warning")
+                       "--pool=solo", "--loglevel=warning", "--beat",
+                       "--schedule", str(var_dir() / "celerybeat-schedule"))
         print(BANNER.format(address=address), flush=True)
+        print(mail_banner(), flush=True)
         server = start(str(PYTHON), "manage.py", "runserver", address)
         if first_to_end(server, worker) is worker:
             print("The Celery worker stopped (see above); stopping the site.", file=sys.stderr)
@@ -131,6 +139,20 @@ def first_to_end(*processes: subprocess.Popen) -> subprocess.Popen:
             if process.poll() is not None:
                 return process
         time.sleep(0.5)
+
+
+def mail_banner() -> str:
+    if any(os.environ.get(v) for v in ("EMAIL_URL", "EMAIL_HOST", "EMAIL_BACKEND")):
+        return "  Emails are sent with the EMAIL_URL / EMAIL_* settings of the environment.\n"
+    return MAIL_BANNER.format(mail=var_dir() / "mail")
+
+
+MAIL_BANNER = """  Emails are not sent: each is written as a file to  {mail}/
+  (newest last: ls -tr var/mail | tail -3). To play a move by email, save the reply
+  (To: the play+TOKEN address of a "waits for you" email) and feed it in:
+      .venv/bin/python manage.py receive_email < reply.eml
+  Set EMAIL_URL=smtp://user:password@host:587 (or smtp+tls://, smtp+ssl://) to send them.
+"""
 
 
 BANNER = """
