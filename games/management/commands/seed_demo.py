@@ -18,7 +18,9 @@ from django.db import transaction
 from engine.ai import RandomPlayer
 from engine.errors import IllegalMove
 from games import services
-from games.models import Game, Seat
+from games.models import Game, OutgoingEmail, Seat
+from games.notify import phase_changed
+from games.outbox import send_email
 
 USERNAME = "demo"
 PASSWORD = "lionheart-demo"
@@ -35,13 +37,25 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         # Every move is played right here, so the tasks the services send would only be
         # stale no-ops for the worker: send them to a broker that ends with this command.
+        broker = current_app.conf.broker_url
         current_app.conf.broker_url = "memory://"
         demo = demo_user()
         created = [name for name, stop in ((IN_PROGRESS, waits_for_demo_decision),
                                            (FINISHED, never))
                    if seed_game(demo, name, stop)]
+        current_app.conf.broker_url = broker
+        if IN_PROGRESS in created:
+            send_demo_emails(Game.objects.get(name=IN_PROGRESS, creator=demo))
         if created and options["verbosity"] >= 1:
             self.stdout.write(f"Demo games created: {', '.join(created)}.")
+
+
+def send_demo_emails(game: Game) -> None:
+    """The demo's "waits for you" email for the game in progress, sent here and now
+    (to var/mail by default), so that the demo can answer it by email."""
+    phase_changed(game.pk, game.phase_number)
+    for email in OutgoingEmail.objects.filter(game=game, status=OutgoingEmail.Status.QUEUED):
+        send_email(email.pk)
 
 
 def demo_user() -> User:
