@@ -292,6 +292,9 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
         submit_move(game_id, seat_id, move)
     except (IllegalMove, GameError):
         return False  # the game moved on meanwhile; the next phase schedules again
+    if isinstance(move, EndAlliance):
+        # Applied at once (RULES 7.1), and the phase still waits for this seat.
+        transaction.on_commit(lambda: _dispatch_computer(game_id, phase_number, seat_id))
     return True
 
 
