@@ -39,3 +39,26 @@ def test_a_seat_whose_user_left_still_has_a_name(game, charlie):
     charlie.delete()
     seat = game.seats.get(colour="lilac")
     assert seat.display_name == "(left the game, lilac)"
+
+
+def test_a_computer_that_ends_an_alliance_is_asked_again_for_its_move(
+        alice, monkeypatch, django_capture_on_commit_callbacks):
+    from engine.moves import EndAlliance
+    from engine.notation import parse_cell
+    from engine.serialize import state_from_json, state_to_json
+
+    game = services.create_game(alice, **{**OPTIONS, "computer_colours": ["ochre", "lilac"]})
+    game = Game.objects.get(pk=game.pk)
+    state = state_from_json(game.state)
+    red, ochre = parse_cell("B1"), parse_cell("N1")  # the basic layout's corner castles
+    state.pos.alliances.add((red, ochre))
+    Game.objects.filter(pk=game.pk).update(state=state_to_json(state))
+    monkeypatch.setattr("engine.ai.RandomPlayer.choose",
+                        lambda self, state, colour: EndAlliance(ochre, red))
+    dispatched = []
+    monkeypatch.setattr(services, "_dispatch_computer", lambda *args: dispatched.append(args))
+    seat = game.seats.get(colour="ochre")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.play_computer(game.pk, game.phase_number, seat.pk)
+    assert not Game.objects.get(pk=game.pk).engine_state.pos.alliances
+    assert (game.pk, game.phase_number, seat.pk) in dispatched
