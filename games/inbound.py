@@ -175,6 +175,10 @@ def _play(reply: ReplyToken, read: replies.Commands, sender: str) -> InboundResu
             return _refuse(sender, problem)
         accepted, refusal = _submit_all(game, seat, read.submissions)
         if refusal is None:
+            if all(t.strip().lower().startswith("break alliance") for t in read.submissions):
+                # Ending an alliance (RULES 7.1) is no move of the phase: the player's
+                # move is still to come, by a reply to the same address.
+                _release(reply)
             return _accept(seat, accepted, read)
         _release(reply)  # refused: the player may correct the move with the same address
         return _refuse_move(seat, list(read.submissions), _refusal_text(refusal, accepted),
