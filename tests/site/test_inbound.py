@@ -620,3 +620,24 @@ def test_the_webhook_refuses_a_post_without_the_secret(client, game, outbox, sta
                            **extra)
     assert response.status_code == 400  # anymail: SuspiciousOperation, "invalid basic auth"
     assert snapshot(game) == before and outbox == Outbox()
+
+
+def test_ending_an_alliance_by_email_leaves_the_address_for_the_phases_move(
+        game, outbox, starter, other):
+    from engine.notation import format_cell
+    from engine.serialize import state_from_json, state_to_json
+
+    state = state_from_json(game.state)
+    castles = {c: cell for cell, c in state.pos.castles.items() if c in (starter.colour,
+                                                                        other.colour)}
+    mine, theirs = castles[starter.colour], castles[other.colour]
+    state.pos.alliances.add((mine, theirs) if (mine[1], mine[0]) <= (theirs[1], theirs[0])
+                            else (theirs, mine))
+    Game.objects.filter(pk=game.pk).update(state=state_to_json(state))
+    address = address_of(game, starter.colour)
+    text = f"break alliance {format_cell(mine)} {format_cell(theirs)}"
+    result = handle_message(email(text, to=address, sender=starter.email))
+    assert result.verdict == Verdict.ACCEPTED
+    assert not is_used(address)
+    again = handle_message(email("decide 1, 3", to=address, sender=starter.email))
+    assert again.verdict == Verdict.ACCEPTED and pending(game)[starter.colour] == "decide 1, 3"
