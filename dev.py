@@ -2,7 +2,7 @@
 """One entry point that sets up everything on a fresh machine, then runs.
 
     python3 dev.py run [ADDRESS]  # migrate, seed a demo, serve with a Celery worker
-    python3 dev.py test [ARGS]    # lint, then the whole suite on PostgreSQL and Redis
+    python3 dev.py test [ARGS]    # lint, import contract, the suite on PostgreSQL and Redis
 
 Set-up means: create `.venv` (only Python 3.11+ is needed) and install the pinned
 dependencies from pyproject.toml when they changed. `run` needs no server (SQLite
@@ -176,6 +176,7 @@ def cmd_test(extra: list[str]) -> None:
     os.environ.setdefault("DATABASE_URL", TEST_DATABASE_URL)
     os.environ.setdefault("REDIS_URL", TEST_REDIS_URL)
     run(str(BIN / "ruff"), "check", ".")
+    run(str(BIN / "lint-imports"))  # the import contract in pyproject.toml
     run(str(PYTHON), "-m", "pytest", *extra)
 
 

@@ -6,5 +6,7 @@ class GamesConfig(AppConfig):
     name = "games"
 
     def ready(self) -> None:
-        from games import signals  # noqa: F401 - connects the receivers
-        from games.views import inbound  # noqa: F401 - listens for anymail's inbound mail
+        # Importing connects the receivers: profiles for new users, the tasks that
+        # follow what the core announces, and anymail's inbound mail.
+        from games import signals, tasks  # noqa: F401
+        from games.mail import receiver  # noqa: F401

@@ -1,6 +1,7 @@
-"""Deadlines, reminders, absences and stand-ins (RULES 9): what the beat sweeper does
-every minute, and the two things people do about deadlines (the creator extends one; a
-person takes their seat back from the computer standing in).
+"""Deadlines, absences and stand-ins (RULES 9): what the beat sweeper does every minute
+(`games.tasks.sweep_once`; reminders are the email wing's, `games.mail.notify`), and the
+two things people do about deadlines (the creator extends one; a person takes their
+seat back from the computer standing in).
 
 Deadlines are never ETA tasks (they can be days long): they are `Game.deadline` and
 `Reminder.due_at`, both indexed, swept every minute. Every step may run in two sweeps at
@@ -10,13 +11,6 @@ with; the next sweep looks again), and reminders are claimed the same way, a sea
 time.
 
 Decisions:
-- A reminder is armed only while it is still ahead: one whose time has passed when its
-  deadline is set (a 24 h reminder for a 12 h deadline) is not sent. The "waits for you"
-  email has just said the same thing.
-- Reminder rows key on the deadline, so a moved deadline arms new rows; rows for a
-  deadline that moved, a phase that is over or a seat that has submitted are deleted
-  when they come due, unsent. Several due at once for one seat (the sweeper was down)
-  make one email. Reminders are held while the person is away.
 - A pause for an absence sets the deadline aside: `deadline` is None while paused, and
   the remaining time is kept in the "paused" event of the game's log (which players
   see); resuming restores exactly that time. A pause is lifted only by this module, and
@@ -30,7 +24,6 @@ Decisions:
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
@@ -42,29 +35,16 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from engine import game as engine
-from games import emails, services
-from games.models import Event, Game, Notifications, PendingSubmission, Reminder, Seat
+from games import services
+from games.models import Event, Game, Notifications, PendingSubmission, Seat
 from games.services import MAX_DEADLINE_HOURS, GameError
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_REMINDER_HOURS = (24, 2)
-BATCH = 500  # reminders claimed per sweep; the rest wait a minute
 T = TypeVar("T")
 
 
-def sweep(now: datetime | None = None) -> None:
-    """One beat: absences first (an away player is not defaulted), then deadlines, then
-    reminders for what is still awaited, then the outbox."""
-    now = now or timezone.now()
-    settle_absences(now)
-    pass_deadlines(now)
-    arm_reminders(now)
-    send_reminders(now)
-    send_outbox()
-
-
-def _each(items: Iterable[T], act: Callable[[T, datetime], Any], now: datetime) -> None:
+def each(items: Iterable[T], act: Callable[[T, datetime], Any], now: datetime) -> None:
     """One game's trouble must not stall the others: log it, go on, retry next minute."""
     for item in list(items):
         try:
@@ -89,7 +69,7 @@ def is_person(seat: Seat) -> bool:
     return not seat.is_computer and not seat.standin and seat.user_id is not None
 
 
-def _away_q(now: datetime) -> Q:
+def away_q(now: datetime) -> Q:
     return Q(away_until__gt=now) & (Q(away_from__isnull=True) | Q(away_from__lte=now))
 
 
@@ -100,14 +80,14 @@ def is_away(user: User | None, now: datetime) -> bool:
             and (n.away_from is None or n.away_from <= now))
 
 
-def _submitted(seat_ref: Any, phase_ref: Any) -> Exists:
+def submitted(seat_ref: Any, phase_ref: Any) -> Exists:
     return Exists(PendingSubmission.objects.filter(seat=seat_ref, phase_number=phase_ref))
 
 
 def _unanswered(game: Game) -> QuerySet[Seat]:
     """The seats the current phase waits for that have no submission stored."""
     return game.seats.filter(colour__in=game.waiting).filter(
-        ~_submitted(OuterRef("pk"), game.phase_number))
+        ~submitted(OuterRef("pk"), game.phase_number))
 
 
 def _in_waiting_order(game: Game, seats: Iterable[Seat]) -> list[Seat]:
@@ -118,11 +98,11 @@ def _in_waiting_order(game: Game, seats: Iterable[Seat]) -> list[Seat]:
 
 
 def settle_absences(now: datetime) -> None:
-    away_users = Notifications.objects.filter(_away_q(now)).values("user_id")
+    away_users = Notifications.objects.filter(away_q(now)).values("user_id")
     games = (Game.objects.filter(status=Game.Status.RUNNING)
              .filter(Q(paused=True) | Q(seats__user__in=away_users))
              .values_list("pk", flat=True).distinct())
-    _each(games, _settle_absence, now)
+    each(games, _settle_absence, now)
 
 
 def _settle_absence(game_id: int, now: datetime) -> None:
@@ -132,7 +112,7 @@ def _settle_absence(game_id: int, now: datetime) -> None:
             return
         away = list(_unanswered(game).filter(
             is_computer=False, standin=False, user__notifications__in=Notifications.objects
-            .filter(_away_q(now))).select_related("user__notifications"))
+            .filter(away_q(now))).select_related("user__notifications"))
         if not away:
             _resume(game, now)
         elif game.on_absence == "pause":
@@ -185,7 +165,7 @@ def _extend_for_absence(game: Game, away: list[Seat]) -> None:
 
 def pass_deadlines(now: datetime) -> None:
     due = Game.objects.filter(status=Game.Status.RUNNING, paused=False, deadline__lte=now)
-    _each(due.values_list("pk", flat=True), _pass_deadline, now)
+    each(due.values_list("pk", flat=True), _pass_deadline, now)
 
 
 def _pass_deadline(game_id: int, now: datetime) -> None:
@@ -216,87 +196,6 @@ def _count_missed(game: Game, people: list[Seat], missing: set[int]) -> None:
             seat.standin = True
             _note(game, "standin", player=seat.colour, missed=seat.missed_deadlines)
         seat.save(update_fields=["missed_deadlines", "standin"])
-
-
-# --- reminders -----------------------------------------------------------------------------
-
-
-def reminder_hours(chosen: object) -> list[int]:
-    """The person's choice of hours before a deadline ([] or nonsense: 24 and 2)."""
-    hours = {h for h in chosen if isinstance(h, int) and 1 <= h <= MAX_DEADLINE_HOURS} \
-        if isinstance(chosen, list) else set()
-    return sorted(hours or DEFAULT_REMINDER_HOURS, reverse=True)
-
-
-def arm_reminders(now: datetime) -> None:
-    """A Reminder row for each (awaited person, deadline, hour) still ahead."""
-    wanted = [Reminder(seat_id=row["pk"], phase_number=row["game__phase_number"],
-                       deadline=row["game__deadline"], hours_before=hours,
-                       due_at=row["game__deadline"] - timedelta(hours=hours))
-              for row in _seats_to_remind(now)
-              for hours in reminder_hours(row["user__notifications__reminder_hours"])]
-    wanted = [r for r in wanted if r.due_at > now]
-    known = set(Reminder.objects.filter(seat_id__in={r.seat_id for r in wanted},
-                                        deadline__gt=now)
-                .values_list("seat_id", "phase_number", "deadline", "hours_before"))
-    Reminder.objects.bulk_create(  # a concurrent sweep's same rows: the unique key drops them
-        [r for r in wanted if (r.seat_id, r.phase_number, r.deadline, r.hours_before)
-         not in known], ignore_conflicts=True)
-
-
-def _seats_to_remind(now: datetime) -> list[dict[str, Any]]:
-    rows = (Seat.objects
-            .filter(game__status=Game.Status.RUNNING, game__paused=False,
-                    game__deadline__gt=now, is_computer=False, standin=False,
-                    user__isnull=False)
-            .filter(~_submitted(OuterRef("pk"), OuterRef("game__phase_number")))
-            .values("pk", "colour", "game__waiting", "game__phase_number", "game__deadline",
-                    "user__notifications__reminder_hours"))
-    return [row for row in rows if row["colour"] in row["game__waiting"]]
-
-
-def send_reminders(now: datetime) -> None:
-    due = Reminder.objects.filter(due_at__lte=now, sent_at__isnull=True)
-    _each(set(due.values_list("seat_id", flat=True)[:BATCH]), _remind, now)
-
-
-def _remind(seat_id: int, now: datetime) -> None:
-    """Claim the seat (a concurrent sweep skips it: the claim is per seat, not per row,
-    so that two reminders due at once are one email), then send what is still wanted."""
-    with transaction.atomic():
-        seat = (Seat.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
-                .select_related("game", "user__notifications").filter(pk=seat_id).first())
-        if seat is None:
-            return
-        due = Reminder.objects.filter(seat=seat, due_at__lte=now, sent_at__isnull=True)
-        due.exclude(**_reminding(seat, now)).delete()  # moot: deadline moved, phase over, ...
-        if due.exists() and not is_away(seat.user, now):  # held until the person is back
-            emails.reminder(seat.game, seat)
-            due.update(sent_at=now)
-
-
-def _reminding(seat: Seat, now: datetime) -> dict[str, Any]:
-    """The phase and deadline a reminder to the seat is for now (none: {"pk": None})."""
-    game = seat.game
-    if (game.status != Game.Status.RUNNING or game.paused or game.deadline is None
-            or now >= game.deadline or seat.colour not in game.waiting or not is_person(seat)
-            or seat.pending.filter(phase_number=game.phase_number).exists()):
-        return {"pk": None}
-    return {"phase_number": game.phase_number, "deadline": game.deadline}
-
-
-# --- the outbox ----------------------------------------------------------------------------
-
-
-def send_outbox() -> None:
-    """`games.outbox.send_due()`, retries included, when that module is there."""
-    try:
-        outbox = importlib.import_module("games.outbox")
-    except ModuleNotFoundError as exc:
-        if exc.name != "games.outbox":
-            raise
-        return
-    outbox.send_due()
 
 
 # --- what people do about deadlines -------------------------------------------------------

@@ -2,106 +2,47 @@
 
 `describe(event, names)` takes an event as the engine wrote it (cells as `[x, y]`
 lists) and `names` mapping colours to the players' display names. It only words
-what the event says; an unknown kind still gets a sentence.
+what the event says.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
-from engine.notation import format_cell, format_edge
+from games.words import (
+    CARD_NAMES,
+    action_text,
+    card_name,
+    card_text,
+    cell,
+    choices_text,
+    edge,
+    name_of,
+    names_list,
+    plural,
+)
 
 Event = dict[str, Any]
 Names = dict[str, str]
-
-_ACTION_WORDS = {"W": ("wall", "walls"), "S": ("sword", "swords"), "M": ("ducat", "ducats")}
-_CARD_NAMES = {"SILVER": "Silver mine", "KING": "The King is dead!"}
-
-
-# --- words shared with the pages -------------------------------------------------------------
-
-
-def action_text(symbol: str) -> str:
-    """`W2` is "2 walls", `S1` "1 sword", `M5` "5 ducats", `P` "the crown"."""
-    if symbol == "P":
-        return "the crown"
-    words = _ACTION_WORDS.get(symbol[:1])
-    if words is None or not symbol[1:].isdigit():
-        return symbol
-    count = int(symbol[1:])
-    return f"{count} {words[0] if count == 1 else words[1]}"
-
-
-def card_text(card: str | None) -> str:
-    """`W2 S1 M5` is "1: 2 walls · 2: 1 sword · 3: 5 ducats"."""
-    if not card:
-        return "no card"
-    if card in _CARD_NAMES:
-        return _CARD_NAMES[card]
-    return " · ".join(f"{i}: {action_text(a)}" for i, a in enumerate(card.split(), start=1))
-
-
-def card_name(card: str) -> str:
-    """A politics card as players call it: `treasure 10` is "Treasure 10"."""
-    return card.capitalize()
-
-
-def name_of(colour: str | None, names: Names) -> str:
-    if not colour:
-        return "nobody"
-    return names.get(colour) or colour.title()
-
-
-def names_list(colours: Iterable[str], names: Names) -> str:
-    """"Alice", "Alice and Bob", "Alice, Bob and Charlie"."""
-    words = [name_of(c, names) for c in colours]
-    if len(words) <= 1:
-        return "".join(words) or "nobody"
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
-def choices_text(cards: list[int], politics: list[str | None]) -> str:
-    """Decision cards with any Alliance or Renegade played with them: "1 (Alliance) and 3"."""
-    padded = [*politics, *[None] * len(cards)]
-    return " and ".join(f"{card} ({play.title()})" if play else str(card)
-                        for card, play in zip(cards, padded, strict=False))
-
-
-def cell(value: Any) -> str:
-    return format_cell((int(value[0]), int(value[1])))
-
-
-def _edge(value: Any) -> str:
-    a, b = value
-    return format_edge(((int(a[0]), int(a[1])), (int(b[0]), int(b[1]))))
 
 
 def _points(value: Any) -> str:
     return f"{int(value):+d} power"
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
 # --- the sentences ------------------------------------------------------------------------
 
 
 def describe(event: Event, names: Names) -> str:
-    """The event as one sentence."""
-    sentence = _SENTENCES.get(event.get("kind", ""))
+    """The event as one sentence. An event of a kind without a sentence, or without a
+    field its sentence needs, is a bug where it was written: it raises, so that tests
+    (tests/site/test_event_text.py enumerates every kind the code writes) say so."""
+    kind = event.get("kind", "")
+    sentence = SENTENCES.get(kind)
     if sentence is None:
-        return _generic(event)
-    try:
-        return sentence(event, _Who(names, event))
-    except (KeyError, TypeError, ValueError, IndexError):
-        return _generic(event)
-
-
-def _generic(event: Event) -> str:
-    kind = str(event.get("kind", "something")).replace("_", " ")
-    return f"Something happened in the game: {kind}."
+        raise KeyError(f"no sentence for the event kind {kind!r}: add one to SENTENCES")
+    return sentence(event, _Who(names, event))
 
 
 class _Who:
@@ -122,14 +63,14 @@ Sentence = Callable[[Event, _Who], str]
 
 def _reveal(e: Event, who: _Who) -> str:
     card = e["card"]
-    if card in _CARD_NAMES:
-        return f"The action card {_CARD_NAMES[card]} is revealed."
+    if card in CARD_NAMES:
+        return f"The action card {CARD_NAMES[card]} is revealed."
     return (f"The action card {card} is revealed ({card_text(card)}); "
             f"{who('start_player')} is the start player.")
 
 
 def _silver(e: Event, who: _Who) -> str:
-    return (f"Silver mine: {who()} has {_plural(e['hills'], 'hill')} in their regions "
+    return (f"Silver mine: {who()} has {plural(e['hills'], 'hill')} in their regions "
             f"and gains {_points(e['points'])}.")
 
 
@@ -169,12 +110,12 @@ def _knight(e: Event, who: _Who) -> str:
 
 
 def _wall(e: Event, who: _Who) -> str:
-    return f"{who()} places a wall at {_edge(e['wall'])}."
+    return f"{who()} places a wall at {edge(e['wall'])}."
 
 
 def _founded(e: Event, who: _Who) -> str:
-    towns = f" with {_plural(e['towns'], 'town')}" if e.get("towns") else ""
-    return (f"{who('owner')} founds a region of {_plural(e['size'], 'cell')}{towns} at "
+    towns = f" with {plural(e['towns'], 'town')}" if e.get("towns") else ""
+    return (f"{who('owner')} founds a region of {plural(e['size'], 'cell')}{towns} at "
             f"{cell(e['castle'])}: {_points(e['points'])}.")
 
 
@@ -185,18 +126,18 @@ def _expanded(e: Event, who: _Who) -> str:
 
 
 def _lost(e: Event, who: _Who) -> str:
-    return (f"{who()} loses {_plural(e['cells'], 'cell')} of the region at "
+    return (f"{who()} loses {plural(e['cells'], 'cell')} of the region at "
             f"{cell(e['castle'])}: {_points(e['points'])}.")
 
 
 def _severed(e: Event, who: _Who) -> str:
-    return (f"A piece of {_plural(e['size'], 'cell')} is cut off {who()}'s region at "
+    return (f"A piece of {plural(e['size'], 'cell')} is cut off {who()}'s region at "
             f"{cell(e['castle'])} and becomes a neutral zone: {_points(e['points'])}.")
 
 
 def _money(e: Event, who: _Who) -> str:
     verb = "takes" if len(e["players"]) == 1 else "take"
-    return f"{who.all()} {verb} {action_text(e['action'])}: {_plural(e['each'], 'ducat')} each."
+    return f"{who.all()} {verb} {action_text(e['action'])}: {plural(e['each'], 'ducat')} each."
 
 
 def _negotiation(e: Event, who: _Who) -> str:
@@ -204,12 +145,12 @@ def _negotiation(e: Event, who: _Who) -> str:
 
 
 def _offer(e: Event, who: _Who) -> str:
-    return (f"{who()} offers {who('other')} {_plural(e['ducats'], 'ducat')} "
+    return (f"{who()} offers {who('other')} {plural(e['ducats'], 'ducat')} "
             "to perform the action alone.")
 
 
 def _accepted(e: Event, who: _Who) -> str:
-    return (f"{who()} accepts {who('payer')}'s offer of {_plural(e['ducats'], 'ducat')}; "
+    return (f"{who()} accepts {who('payer')}'s offer of {plural(e['ducats'], 'ducat')}; "
             f"{who('payer')} acts alone.")
 
 
@@ -228,13 +169,13 @@ def _bids(e: Event, who: _Who) -> str:
 
 
 def _duel_won(e: Event, who: _Who) -> str:
-    return f"{who()} wins the duel and pays {_plural(e['paid'], 'ducat')} to the bank."
+    return f"{who()} wins the duel and pays {plural(e['paid'], 'ducat')} to the bank."
 
 
 def _paid(e: Event, who: _Who) -> str:
     treasure = ", ".join(map(str, e.get("treasure") or []))
     how = f" (Treasure {treasure} and {e['ducats']} ducats)" if treasure else ""
-    return f"{who()} pays {_plural(e['amount'], 'ducat')}{how} for {e['for']}."
+    return f"{who()} pays {plural(e['amount'], 'ducat')}{how} for {e['for']}."
 
 
 def _placed(e: Event, who: _Who) -> str:
@@ -248,11 +189,34 @@ def _game_over(e: Event, who: _Who) -> str:
     return f"The game is over: {who.all('winners')} {verb}. Power: {power}."
 
 
+def _paused(e: Event, who: _Who) -> str:
+    left = _duration(int(e["remaining_seconds"]))
+    return (f"The game is paused while {who.all()} {_be(e['players'])} away; "
+            f"{left} will be left for the phase when it resumes.")
+
+
+def _extended(e: Event, who: _Who) -> str:
+    if e["reason"] == "creator":
+        return f"The game's creator extends the deadline by {plural(e['hours'], 'hour')}."
+    return f"The deadline is extended while {who.all()} {_be(e['players'])} away."
+
+
+def _be(players: list[str]) -> str:
+    return "is" if len(players) == 1 else "are"
+
+
+def _duration(seconds: int) -> str:
+    """"2 days and 3 hours", "5 hours", "40 minutes" (what a pause keeps of a phase)."""
+    days, hours, minutes = seconds // 86400, seconds % 86400 // 3600, seconds % 3600 // 60
+    parts = [plural(n, unit) for n, unit in ((days, "day"), (hours, "hour")) if n]
+    return " and ".join(parts) or plural(minutes, "minute")
+
+
 def _refused(e: Event, who: _Who) -> str:
     return f"Your submission '{e['move']}' could not be applied: {e['reason']}."
 
 
-_SENTENCES: dict[str, Sentence] = {
+SENTENCES: dict[str, Sentence] = {
     "reveal": _reveal,
     "silver": _silver,
     "decided": lambda e, who: f"{who()} has decided.",
@@ -287,39 +251,19 @@ _SENTENCES: dict[str, Sentence] = {
     "paid": _paid,
     "placed": _placed,
     "turn_end": lambda e, who: f"Turn {e['turn']} ends." if "turn" in e else "The turn ends.",
-    "final_hills": lambda e, who: (f"Final scoring: {who()} has {_plural(e['hills'], 'hill')} "
+    "final_hills": lambda e, who: (f"Final scoring: {who()} has {plural(e['hills'], 'hill')} "
                                    f"in their regions: {_points(e['points'])}."),
+    "end_game": lambda e, who: SENTENCES["final_hills"](e, who),  # engine.scenario's scoring
     "parchment": lambda e, who: f"{who()} reveals Parchment: {_points(e['points'])}.",
     "game_over": _game_over,
     "refused": _refused,
+    # written by the site (games.deadlines), not the engine
+    "paused": _paused,
+    "resumed": lambda e, who: "The game resumes: the deadline runs again.",
+    "deadline_extended": _extended,
+    "deadline_missed": lambda e, who: (f"{who.all()} missed the deadline: the default "
+                                       "move was played for them."),
+    "standin": lambda e, who: (f"{who()} missed {plural(e['missed'], 'deadline')} in a row: "
+                               "a computer plays their seat until they take it back."),
+    "seat_taken_back": lambda e, who: f"{who()} takes their seat back from the computer.",
 }
-
-
-# --- the phase, for the page's heading ---------------------------------------------------------
-
-
-def phase_text(phase: dict[str, Any], names: Names) -> str:
-    """What the game waits for now, as the view's `phase` says: one short sentence."""
-    kind, action = phase.get("kind"), action_text(phase.get("action") or "")
-    waiting = names_list(phase.get("waiting") or (), names)
-    contenders = names_list(phase.get("contenders") or (), names)
-    if kind == "placement":
-        return f"{waiting} places a {phase.get('colour')} castle and knight."
-    if kind == "decision":
-        return "The players choose their decision cards."
-    if kind == "negotiation":
-        offer = phase.get("offer")
-        if offer:
-            return (f"{contenders} negotiate over {action}. "
-                    f"{name_of(offer[0], names)} offers {_plural(offer[1], 'ducat')}.")
-        return f"{contenders} negotiate over {action}."
-    if kind == "duel":
-        again = " again (after a tie)" if (phase.get("round") or 1) > 1 else ""
-        return f"{contenders} bid{again} for {action}."
-    if kind == "perform":
-        return f"{waiting} performs {action}."
-    if kind == "crown":
-        return f"{waiting} takes a card from politics pile {phase.get('pile')}."
-    if kind == "over":
-        return "The game is over."
-    return f"The game waits for {waiting}."

@@ -18,7 +18,6 @@ from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 
-from games import services
 from games.models import COLOUR_CHOICES, Game, Profile
 
 MAX_DEADLINE_HOURS = 720  # 30 days: longer and a game is as good as abandoned
@@ -181,4 +180,4 @@ class JoinForm(forms.Form):
     def __init__(self, game: Game, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["colour"].choices = [
-            (c, c.title()) for c in services.free_colours(game)]
+            (c, c.title()) for c in game.free_colours()]

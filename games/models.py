@@ -18,7 +18,7 @@ from django.db.models import Q
 
 from engine.game import GameState
 from engine.position import COLOURS
-from engine.serialize import state_from_json
+from engine.serialize import state_from_json, state_to_json
 from engine.setup import Settings
 
 COLOUR_CHOICES = [(c, c.title()) for c in COLOURS]
@@ -104,9 +104,20 @@ class Game(models.Model):
         assert self.state is not None, "the game has not started"
         return state_from_json(self.state)
 
+    def set_state(self, state: GameState) -> None:
+        """Store a new engine state, and the columns the lists and the sweeper query."""
+        self.state = state_to_json(state)
+        self.__dict__["engine_state"] = state  # the cached_property, now this state
+        self.phase_kind, self.waiting, self.turn = state.phase.kind, state.waiting, state.turn
+
     @property
     def is_finished(self) -> bool:
         return self.status == self.Status.FINISHED
+
+    def free_colours(self) -> list[str]:
+        """The colours no seat has taken yet, in the engine's order."""
+        taken = {s.colour for s in self.seats.all()}
+        return [c for c in COLOURS if c not in taken]
 
 
 class Seat(models.Model):
@@ -194,8 +205,20 @@ class Snapshot(models.Model):
         ]
 
 
+class EventQuerySet(models.QuerySet["Event"]):
+    def visible_to(self, colour: str | None, *, everything: bool = False) -> EventQuerySet:
+        """The one rule for who reads which event (games.presenter applies it): events
+        for everyone, and those for the colour's eyes alone; a spectator (None) only the
+        former; `everything` (a finished game's archive) all of them."""
+        if everything:
+            return self
+        return self.filter(to_colour__in=["", colour] if colour else [""])
+
+
 class Event(models.Model):
     """The game log; `to_colour` marks an event for one player's eyes only."""
+
+    objects = EventQuerySet.as_manager()
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="events")
     index = models.PositiveIntegerField()

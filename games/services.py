@@ -3,6 +3,11 @@
 The only module that calls the engine's `submit`. Every change to a game runs
 in a transaction holding the game's row lock (`select_for_update`), so two
 requests or two workers never apply the same phase twice.
+
+What must follow a change (resolve a phase, tell the players, let a computer move)
+is announced after the commit by the signals below; `games.tasks`, the roof,
+connects receivers that queue the Celery tasks. So this module never imports the
+tasks that call it.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from datetime import timedelta
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.dispatch import Signal
 from django.utils import timezone
 
 from engine import game as engine
@@ -20,11 +26,16 @@ from engine.errors import IllegalMove, NotationError
 from engine.moves import EndAlliance, Submission
 from engine.notation import format_move, parse_move
 from engine.position import COLOURS
-from engine.serialize import move_from_json, move_to_json, state_to_json
+from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
 from games.models import Event, Game, PendingSubmission, RecordEntry, Seat, Snapshot
 
 MAX_DEADLINE_HOURS = 720
+
+# Sent after the commit that makes them true, with the ids as keyword arguments.
+phase_ready = Signal()  # game_id, phase_number: every awaited submission is in
+phase_began = Signal()  # game_id, phase_number: a new phase (or the end) to tell about
+computer_awaited = Signal()  # game_id, phase_number, seat_id: a computer's move is wanted
 
 
 class GameError(ValueError):
@@ -98,11 +109,6 @@ def join_game(game_id: int, user: User, colour: str) -> Game:
     return game
 
 
-def free_colours(game: Game) -> list[str]:
-    taken = {s.colour for s in game.seats.all()}
-    return [c for c in COLOURS if c not in taken]
-
-
 def _start_if_full(game: Game) -> None:
     seats = list(game.seats.order_by("position"))
     if len(seats) < game.player_count:
@@ -164,9 +170,7 @@ def _is_ready(game: Game, state: engine.GameState) -> bool:
 
 
 def _dispatch_resolve(game_id: int, phase_number: int) -> None:
-    from games.tasks import resolve_phase
-
-    resolve_phase.delay(game_id, phase_number)
+    phase_ready.send(sender=Game, game_id=game_id, phase_number=phase_number)
 
 
 # --- resolving ----------------------------------------------------------------------------
@@ -226,9 +230,7 @@ def _store(game: Game, state: engine.GameState, log: list[dict],
         game.pending.filter(phase_number=game.phase_number).delete()
         game.phase_number += 1
         game.deadline = timezone.now() + timedelta(hours=game.deadline_hours)
-    game.state = state_to_json(state)
-    game.__dict__.pop("engine_state", None)
-    game.phase_kind, game.waiting, game.turn = state.phase.kind, state.waiting, state.turn
+    game.set_state(state)
     if state.is_over:
         game.status, game.finished_at, game.winners = Game.Status.FINISHED, timezone.now(), \
             state.winners
@@ -255,9 +257,7 @@ def _save_events(game: Game, log: list[dict]) -> None:
 
 
 def _dispatch_notify(game_id: int, phase_number: int) -> None:
-    from games.tasks import notify_phase
-
-    notify_phase.delay(game_id, phase_number)
+    phase_began.send(sender=Game, game_id=game_id, phase_number=phase_number)
 
 
 def _schedule_computers(game: Game, state: engine.GameState) -> None:
@@ -272,9 +272,8 @@ def _schedule_computers(game: Game, state: engine.GameState) -> None:
 
 
 def _dispatch_computer(game_id: int, phase_number: int, seat_id: int) -> None:
-    from games.tasks import play_computer
-
-    play_computer.delay(game_id, phase_number, seat_id)
+    computer_awaited.send(sender=Game, game_id=game_id, phase_number=phase_number,
+                          seat_id=seat_id)
 
 
 def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:

@@ -2,7 +2,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from games.views import accounts, archive, deadlines, lobby, mail, play
+from games.mail import views as mail
+from games.views import accounts, archive, deadlines, lobby, play
 
 urlpatterns = [
     path("", lobby.lobby, name="lobby"),

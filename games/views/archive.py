@@ -22,11 +22,11 @@ from django.urls import reverse
 from engine.notation import format_move
 from engine.replay import Result, record_to_json
 from engine.serialize import move_from_json, state_from_json
-from engine.view import view
 from games.board_svg import render_board
 from games.charts import power_chart
-from games.event_text import card_name, card_text, describe, phase_text
 from games.models import Game, Seat
+from games.presenter import Presentation, present
+from games.words import card_name, card_text
 
 PAGE_SIZE = 25
 DATE = forms.DateInput(attrs={"type": "date", "class": "form-control"})
@@ -91,9 +91,10 @@ class Step:
 
 
 def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game.objects.defer("state"), pk=game_id,
-                             status=Game.Status.FINISHED)
-    seats = list(game.seats.select_related("user__profile"))
+    seats = Seat.objects.select_related("user__profile")
+    game = get_object_or_404(
+        Game.objects.defer("state").prefetch_related(Prefetch("seats", queryset=seats)),
+        pk=game_id, status=Game.Status.FINISHED)
     steps = [Step(*row) for row in
              game.snapshots.values_list("phase_number", "turn", "phase_kind", "power")]
     if not steps:
@@ -102,19 +103,20 @@ def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
     step = steps[index]
     state = state_from_json(game.snapshots.values_list("state", flat=True)
                             .get(phase_number=step.phase_number))
-    shown = view(state, None, reveal=True)
-    names = {seat.colour: seat.display_name for seat in seats}
-    colours = [seat.colour for seat in seats]
+    shown = present(game, everything=True, state=state)  # the game is over: no secrets
+    v, names = shown.view, shown.names
+    assert v is not None
     context = {
         "game": game, "step": step, "index": index, "last": len(steps) - 1,
         "links": step_links(game.pk, index, len(steps)),
-        "v": shown, "board": render_board(shown),
-        "players": [player_row(seat, shown, steps[-1].power) for seat in seats],
-        **step_details(shown, names),
-        "events": phase_events(game, step.phase_number, names),
-        "moves": phase_moves(game, step.phase_number, names),
-        "winner_names": [names.get(c, c) for c in game.winners],
-        "chart": power_chart([(i, s.power) for i, s in enumerate(steps)], colours,
+        "v": v, "board": render_board(v),
+        "players": [player_row(seat, v, steps[-1].power) for seat in game.seats.all()],
+        **step_details(shown, v),
+        "events": phase_events(shown, step.phase_number),
+        "moves": phase_moves(shown, step.phase_number),
+        "winner_names": [shown.name(c) for c in game.winners],
+        "chart": power_chart([(i, s.power) for i, s in enumerate(steps)],
+                             [seat.colour for seat in game.seats.all()],
                              marker=index, labels=names),
     }
     return render(request, "archive/game.html", context)
@@ -126,19 +128,19 @@ def player_row(seat: Seat, shown: dict[str, Any], final: dict[str, int]) -> dict
             "hand": [card_name(c) for c in player["hand"]]}
 
 
-def step_details(shown: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+def step_details(shown: Presentation, v: dict[str, Any]) -> dict[str, Any]:
     """What the game waited for, this turn's decisions, any sealed submission and the
     cards still face down."""
     return {
-        "phase_text": phase_text(shown["phase"], names),
-        "card_text": card_text(shown["card"]),
-        "decisions": [{"colour": c, "name": names.get(c, c),
+        "phase_text": shown.phase_sentence(),
+        "card_text": card_text(v["card"]),
+        "decisions": [{"colour": c, "name": shown.name(c),
                        "cards": [choice["card"] for choice in choices]}
-                      for c, choices in shown["decisions"].items()],
-        "sealed": [{"colour": c, "name": names.get(c, c),
+                      for c, choices in v["decisions"].items()],
+        "sealed": [{"colour": c, "name": shown.name(c),
                     "text": format_move(move_from_json(move))}
-                   for c, move in shown.get("sealed", {}).items()],
-        "piles": [[card_name(c) for c in pile] for pile in shown["pile_contents"]],
+                   for c, move in v.get("sealed", {}).items()],
+        "piles": [[card_name(c) for c in pile] for pile in v["pile_contents"]],
     }
 
 
@@ -159,21 +161,21 @@ def step_links(game_id: int, index: int, count: int) -> dict[str, dict[str, Any]
             for name, target in targets.items()}
 
 
-def phase_events(game: Game, phase_number: int, names: dict[str, str]) -> list[dict[str, str]]:
+def phase_events(shown: Presentation, phase_number: int) -> list[dict[str, str]]:
     """Every event that led to this snapshot, those once meant for one player's eyes too."""
-    return [{"text": describe(e.data, names), "kind": e.kind,
-             "secret_to": names.get(e.to_colour, e.to_colour)}
-            for e in game.events.filter(phase_number=phase_number)]
+    return [{"text": e.text, "kind": e.kind,
+             "secret_to": shown.name(e.to_colour) if e.private else ""}
+            for e in shown.events(phase_number=phase_number)]
 
 
-def phase_moves(game: Game, phase_number: int, names: dict[str, str]) -> list[dict[str, str]]:
+def phase_moves(shown: Presentation, phase_number: int) -> list[dict[str, str]]:
     """The submissions that led to this snapshot: those of the phase before it. Breaking
     an alliance is applied at once, without a new snapshot, so its record entry (like its
     events) carries the number of the phase it was made in."""
-    entries = game.record.filter(
+    entries = shown.game.record.filter(
         Q(phase_number=phase_number - 1) & ~Q(move__type="EndAlliance")
         | Q(phase_number=phase_number, move__type="EndAlliance"))
-    return [{"colour": e.colour, "name": names.get(e.colour, e.colour), "text": e.text}
+    return [{"colour": e.colour, "name": shown.name(e.colour), "text": e.text}
             for e in entries]
 
 

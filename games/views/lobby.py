@@ -21,6 +21,8 @@ from django.views.decorators.http import require_POST, require_safe
 from games import services
 from games.forms import CreateGameForm, JoinForm
 from games.models import Game, Seat
+from games.presenter import present, seat_of
+from games.words import sentence
 
 FINISHED_SHOWN = 20  # the archive has the rest
 
@@ -42,7 +44,7 @@ class Listing:
 
     @property
     def free_colours(self) -> list[str]:
-        return services.free_colours(self.game)
+        return self.game.free_colours()
 
 
 def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
@@ -52,17 +54,15 @@ def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
 
 
 def listing(request: HttpRequest, game: Game) -> Listing:
-    seats = list(game.seats.all())
-    me = request.user.pk if request.user.is_authenticated else None
-    mine = next((s.colour for s in seats if me is not None and s.user_id == me), None)
+    shown = present(game, seat_of(game, request.user))
+    mine = shown.colour
     invite_url = ""
     if mine is not None and game.status == Game.Status.OPEN:
         invite_url = request.build_absolute_uri(reverse("invite", args=[game.invite_token]))
     return Listing(
-        game=game, seats=seats, my_colour=mine, invite_url=invite_url,
-        waiting_for=[s.display_name for s in seats
-                     if s.colour in game.waiting and s.colour != mine],
-        winners=[s.display_name for s in seats if s.colour in game.winners])
+        game=game, seats=list(game.seats.all()), my_colour=mine, invite_url=invite_url,
+        waiting_for=[shown.name(c) for c in game.waiting if c != mine],
+        winners=[shown.name(c) for c in game.winners])
 
 
 def my_games(request: HttpRequest) -> list[Listing]:
@@ -72,13 +72,6 @@ def my_games(request: HttpRequest) -> list[Listing]:
     # Waiting for me first, then the nearest deadline; games still gathering players last.
     return sorted(rows, key=lambda r: (not r.is_my_turn, r.game.deadline is None,
                                        r.game.deadline or r.game.created_at))
-
-
-def sentence(reason: object) -> str:
-    """A service's or form's reason as a sentence: capital first, full stop last."""
-    text = str(reason).strip()
-    text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 @require_safe

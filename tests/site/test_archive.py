@@ -32,9 +32,10 @@ from engine.view import view
 from games import services
 from games.board_svg import render_board
 from games.charts import power_chart
-from games.event_text import card_name, describe
+from games.event_text import describe
 from games.models import Event, Game, Profile, RecordEntry, Seat, Snapshot
 from games.views.archive import PAGE_SIZE
+from games.words import card_name
 from tests.site.conftest import make_user
 
 ROOT = Path(__file__).resolve().parents[2]

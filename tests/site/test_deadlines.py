@@ -26,9 +26,11 @@ from engine.ai import RandomPlayer
 from engine.moves import Bid, BreakOff, Decide, EndAlliance, Pass
 from engine.notation import format_move
 from engine.serialize import move_from_json
-from games import deadlines, emails, services
-from games.deadlines import reminder_hours, sweep
+from games import deadlines, services
+from games.mail import compose
+from games.mail.notify import reminder_hours
 from games.models import Event, Game, Notifications, PendingSubmission, Reminder, Seat
+from games.tasks import sweep_once as sweep
 from tests.site.conftest import PASSWORD
 
 HOUR = timedelta(hours=1)
@@ -38,9 +40,9 @@ SEED = 1  # a fixed game, so that the phases it reaches are the same every run
 
 @pytest.fixture(autouse=True)
 def reminded(monkeypatch) -> list[str]:
-    """The colours `emails.reminder` was called for, in order (no email is built)."""
+    """The colours `compose.reminder` was called for, in order (no email is built)."""
     calls: list[str] = []
-    monkeypatch.setattr(emails, "reminder", lambda game, seat: calls.append(seat.colour))
+    monkeypatch.setattr(compose, "reminder", lambda game, seat: calls.append(seat.colour))
     return calls
 
 
@@ -461,7 +463,7 @@ def test_two_sweeps_at_once_pass_a_deadline_once(on_postgresql, no_dispatch, gam
 def test_two_sweeps_at_once_send_each_reminder_once(on_postgresql, no_dispatch, game,
                                                     monkeypatch, reminded):
     sweep(now=game.deadline - 30 * HOUR)
-    monkeypatch.setattr(emails, "reminder", slowly(emails.reminder))
+    monkeypatch.setattr(compose, "reminder", slowly(compose.reminder))
     at_once(2, lambda: sweep(now=game.deadline - 2 * HOUR))
     assert sorted(reminded) == ["lilac", "ochre", "red"]
 

@@ -34,8 +34,10 @@ from django.core.signals import request_started
 from engine.ai import RandomPlayer
 from engine.moves import EndAlliance
 from engine.notation import format_move
-from games import emails, notify, outbox, services, tasks
+from games import services, tasks
+from games.mail import compose, notify, outbox
 from games.models import Game, OutgoingEmail
+from games.presenter import present
 from tests.site.conftest import database_url
 from tests.site.test_outbox import SMTPServer
 
@@ -71,7 +73,7 @@ def smtp(settings):
 @pytest.fixture
 def no_broker(monkeypatch) -> None:
     """Tasks are not sent anywhere: the test does the worker's part itself, in order."""
-    for task in (outbox.send_email, tasks.resolve_phase, tasks.notify_phase,
+    for task in (tasks.send_email, tasks.resolve_phase, tasks.notify_phase,
                  tasks.play_computer):
         monkeypatch.setattr(task, "delay", lambda *args, **kwargs: None)
 
@@ -166,7 +168,7 @@ def test_a_whole_three_player_game_is_played_by_email_alone(
     Game.objects.filter(pk=game.pk).update(seed=GAME_SEED)
     game.refresh_from_db()
     for friend in (bob, charlie):
-        emails.invitation(game, friend.email, alice)
+        compose.invitation(game, friend.email, alice)
     invitations = inbox.deliver()
     assert sorted(map(recipient, invitations)) == [bob.email, charlie.email]
     for message in invitations:
@@ -240,7 +242,7 @@ def test_a_whole_three_player_game_is_played_by_email_alone(
             assert game.phase_number == number + 1
             # An ask of the phase gone by is stale now: in a negotiation both sides are
             # asked, and the first to answer moves the game on.
-            assert all(str(m[emails.PHASE_HEADER]) == f"{game.pk}/{number}" for m in asks)
+            assert all(str(m[compose.PHASE_HEADER]) == f"{game.pk}/{number}" for m in asks)
             if asks and not stale_refused:  # answering one anyway is refused, by email
                 late = people[recipient(asks[0])]
                 said = receive_in_process(reply(asks[0], late.email, "Late", ["pass"]))
@@ -269,7 +271,7 @@ def test_a_whole_three_player_game_is_played_by_email_alone(
     assert final.is_over
     over = [m for m in new if " is over: " in str(m["Subject"])]
     assert sorted(map(recipient, over)) == sorted(people)
-    names = emails.names_of(game)
+    names = present(game).names
     for message in over:
         body = text_of(message)
         assert "FINAL SCORES" in body

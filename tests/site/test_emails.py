@@ -1,4 +1,4 @@
-"""The emails (games.emails) and who gets them when a phase changes (games.notify).
+"""The emails (games.mail.compose) and who gets them when a phase changes (games.mail.notify).
 
 alice (red, Europe/Berlin), bob (ochre, America/New_York) and charlie (lilac, UTC)
 play the `game` fixture. Emails are rows in the outbox here; test_outbox sends them.
@@ -22,7 +22,9 @@ from engine.game import GameState, Phase
 from engine.moves import Bid
 from engine.serialize import state_from_json, state_to_json
 from engine.view import view
-from games import emails, notify, outbox, services
+from games import services
+from games.mail import compose, notify
+from games.mail.textboard import board_text
 from games.models import (
     EmailPreference,
     Event,
@@ -34,7 +36,6 @@ from games.models import (
     ReplyToken,
     Seat,
 )
-from games.textboard import board_text
 from tests.site.test_game_page import play_phases
 
 KINDS = ("invitation", "your_turn", "results", "reminder", "game_over", "move_accepted",
@@ -80,7 +81,7 @@ def whole(email: OutgoingEmail) -> str:
 
 
 def your_turn_for(game: Game, user: User) -> OutgoingEmail:
-    emails.your_turn(game, seat(game, user))
+    compose.your_turn(game, seat(game, user))
     return sent_to(user, "your_turn")[-1]
 
 
@@ -113,17 +114,17 @@ def test_every_kind_renders_a_subject_a_text_and_an_html_body(finished, alice, b
                                      decisions="sealed", money="hidden", deadline_hours=24,
                                      invite_only=False, colour="ochre", computer_colours=[])
     other = _another_running_game(alice, bob, dave)
-    emails.invitation(open_game, "newcomer@example.org", bob)
-    emails.your_turn(other, seat(other, alice))
-    emails.results(other, seat(other, alice), list(other.events.all()))
-    emails.reminder(other, seat(other, alice))
-    emails.game_over(finished, seat(finished, alice))
-    emails.move_reply(seat(other, alice), True, ["decide 2"], "Your submission: decide 2.")
-    emails.move_reply(seat(other, alice), False, ["decide 9"], "There is no card 9.")
-    emails.refusal("stranger@example.org", "This reply address is not known.")
+    compose.invitation(open_game, "newcomer@example.org", bob)
+    compose.your_turn(other, seat(other, alice))
+    compose.results(other, seat(other, alice), other.phase_number)
+    compose.reminder(other, seat(other, alice))
+    compose.game_over(finished, seat(finished, alice))
+    compose.move_reply(seat(other, alice), True, ["decide 2"], "Your submission: decide 2.")
+    compose.move_reply(seat(other, alice), False, ["decide 9"], "There is no card 9.")
+    compose.refusal("stranger@example.org", "This reply address is not known.")
     Notifications.objects.create(user=alice, mode=EmailPreference.DIGEST)
-    emails.results(other, seat(other, alice), list(other.events.all()))
-    outbox.send_digests(now=timezone.now() + timedelta(days=1))
+    compose.results(other, seat(other, alice), other.phase_number)
+    notify.send_digests(now=timezone.now() + timedelta(days=1))
     for kind in KINDS:
         email = OutgoingEmail.objects.filter(kind=kind).last()
         assert email is not None, kind
@@ -146,7 +147,7 @@ def test_an_invitation_names_the_inviter_the_game_and_its_join_link(alice):
     game = services.create_game(alice, name="Castles & Co", player_count=3, setup="basic",
                                 decisions="sealed", money="hidden", deadline_hours=24,
                                 invite_only=True, colour="red", computer_colours=[])
-    emails.invitation(game, "friend@example.org", alice)
+    compose.invitation(game, "friend@example.org", alice)
     email = OutgoingEmail.objects.get(kind="invitation")
     assert email.to == "friend@example.org" and email.user is None
     assert email.subject == "Alice invites you to play Löwenherz: Castles & Co"
@@ -160,10 +161,10 @@ def test_an_invitation_to_a_member_goes_to_their_account_and_respects_their_choi
     game = services.create_game(alice, name="G", player_count=3, setup="basic",
                                 decisions="sealed", money="hidden", deadline_hours=24,
                                 invite_only=False, colour="red", computer_colours=[])
-    emails.invitation(game, "BOB@example.org", alice)
+    compose.invitation(game, "BOB@example.org", alice)
     assert OutgoingEmail.objects.get(kind="invitation").user == bob
     Notifications.objects.create(user=bob, mode=EmailPreference.OFF)
-    emails.invitation(game, "bob@example.org", alice)
+    compose.invitation(game, "bob@example.org", alice)
     assert OutgoingEmail.objects.filter(kind="invitation").count() == 1
 
 
@@ -258,9 +259,9 @@ def test_no_email_shows_another_players_secrets(game, alice, bob, charlie):
                                      text="bid 8 pending")
     for user in (alice, bob, charlie):
         s = seat(game, user)
-        emails.your_turn(game, s)
-        emails.reminder(game, s)
-        emails.results(game, s, list(Event.objects.filter(game=game)))
+        compose.your_turn(game, s)
+        compose.reminder(game, s)
+        compose.results(game, s, game.phase_number)
     by_colour = {s.colour: [whole(e) for e in sent_to(s.user)]
                  for s in Seat.objects.filter(game=game)}
     assert all(len(texts) == 3 for texts in by_colour.values())
@@ -346,7 +347,7 @@ def test_the_unsubscribed_get_nothing_but_answers_to_their_own_emails(game, alic
     Notifications.objects.create(user=alice, mode=EmailPreference.OFF)
     game = decide_all(game)
     notify.phase_changed(game.pk, game.phase_number)
-    emails.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
+    compose.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
     assert [e.kind for e in sent_to(alice)] == ["move_refused"]
     assert not MagicLink.objects.filter(user=alice).exists()  # none made for nothing
     assert "List-Unsubscribe" not in sent_to(alice)[0].headers
@@ -357,7 +358,7 @@ def test_the_unsubscribed_get_nothing_but_answers_to_their_own_emails(game, alic
 
 def test_an_accepted_sealed_move_may_be_replaced_by_replying_again(game, alice):
     s = seat(game, alice)
-    emails.move_reply(s, True, ["decide 2"], "Your submission: decide 2 (3 walls).")
+    compose.move_reply(s, True, ["decide 2"], "Your submission: decide 2 (3 walls).")
     email = sent_to(alice, "move_accepted")[0]
     assert "    decide 2" in email.text and "(3 walls)" in email.text
     assert email.reply_to.startswith("play+") and "change it" in email.text
@@ -365,14 +366,14 @@ def test_an_accepted_sealed_move_may_be_replaced_by_replying_again(game, alice):
 
 
 def test_a_refused_move_says_why_and_may_be_sent_again(game, alice):
-    emails.move_reply(seat(game, alice), False, ["decide 9"], "'decide 9': there is no card 9.")
+    compose.move_reply(seat(game, alice), False, ["decide 9"], "'decide 9': there is no card 9.")
     email = sent_to(alice, "move_refused")[0]
     assert "is not accepted, and nothing has changed" in email.text
     assert "'decide 9': there is no card 9." in email.text and email.reply_to
 
 
 def test_a_refusal_goes_to_the_sender_and_only_there(db):
-    emails.refusal("someone@example.org", "This reply address has been used already.")
+    compose.refusal("someone@example.org", "This reply address has been used already.")
     email = OutgoingEmail.objects.get(kind="refusal")
     assert email.to == "someone@example.org" and email.user is None and email.game is None
     assert "has been used already" in email.text and email.reply_to == ""

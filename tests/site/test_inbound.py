@@ -32,11 +32,12 @@ from django.core.management import call_command
 from django.db import OperationalError, connection
 from django.utils import timezone
 
-from games import emails, inbound, replies, services
-from games.inbound import TOO_LARGE, UNKNOWN, USED, WRONG_SENDER, Verdict, handle_message
+from games import services
+from games.mail import compose, inbound, replies
+from games.mail.inbound import TOO_LARGE, UNKNOWN, USED, WRONG_SENDER, Verdict, handle_message
+from games.mail.tokens import reply_address, token_of
 from games.management.commands.run_smtpd import make_controller
 from games.models import Event, Game, PendingSubmission, RecordEntry, ReplyToken, Seat
-from games.tokens import reply_address, token_of
 
 pytestmark = pytest.mark.django_db
 
@@ -61,9 +62,9 @@ def fast_passwords(settings) -> None:
 @pytest.fixture
 def outbox(monkeypatch) -> Outbox:
     box = Outbox()
-    monkeypatch.setattr(emails, "move_reply", lambda seat, accepted, commands, message:
+    monkeypatch.setattr(compose, "move_reply", lambda seat, accepted, commands, message:
                         box.move_replies.append((seat, accepted, commands, message)))
-    monkeypatch.setattr(emails, "refusal", lambda to, reason: box.refusals.append((to, reason)))
+    monkeypatch.setattr(compose, "refusal", lambda to, reason: box.refusals.append((to, reason)))
     return box
 
 

@@ -1,4 +1,4 @@
-"""The outbox (games.outbox): emails go through a real SMTP server (aiosmtpd on
+"""The outbox (games.mail.outbox): emails go through a real SMTP server (aiosmtpd on
 127.0.0.1), are never lost when it is down and never sent twice; the daily digest.
 
 alice (Europe/Berlin), bob (America/New_York) and charlie (UTC) play the `game` fixture.
@@ -26,7 +26,8 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from games import emails, outbox
+from games import tasks
+from games.mail import compose, notify, outbox
 from games.models import EmailPreference, Notifications, OutgoingEmail, Seat
 from lowenherz_site.celery import app as celery_app
 
@@ -120,12 +121,12 @@ def seat(game, user) -> Seat:
 
 
 def ask(game, user) -> OutgoingEmail:
-    emails.your_turn(game, seat(game, user))
+    compose.your_turn(game, seat(game, user))
     return OutgoingEmail.objects.filter(user=user, kind="your_turn").latest("id")
 
 
 def results(game, user) -> OutgoingEmail | None:
-    emails.results(game, seat(game, user), list(game.events.all()))
+    compose.results(game, seat(game, user), game.phase_number)
     return OutgoingEmail.objects.filter(user=user, kind="results").order_by("id").last()
 
 
@@ -165,12 +166,12 @@ def test_an_email_is_sent_once_however_often_its_task_runs(game, alice, smtp):
     queued = ask(game, alice)
     assert outbox.send(queued.pk) is True
     assert outbox.send(queued.pk) is False
-    outbox.send_email(queued.pk)  # the task itself, as a redelivered message runs it
+    tasks.send_email(queued.pk)  # the task itself, as a redelivered message runs it
     assert len(smtp.messages) == 1 and row(queued).attempts == 1
 
 
 def test_answers_to_moves_carry_no_unsubscribe_header(game, alice, smtp):
-    emails.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
+    compose.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
     refused = OutgoingEmail.objects.get(kind="move_refused")
     outbox.send(refused.pk)
     (message,) = smtp.messages
@@ -270,7 +271,7 @@ def test_the_worker_registers_the_send_email_task():
                            text=True, timeout=60, env={"DJANGO_SETTINGS_MODULE":
                                                        "lowenherz_site.settings",
                                                        "PATH": "/usr/bin:/bin"})
-    assert "'games.outbox.send_email'" in found.stdout, found.stderr
+    assert "'games.tasks.send_email'" in found.stdout, found.stderr
     assert "'games.tasks.send_digests'" in found.stdout
 
 
@@ -285,7 +286,7 @@ def test_the_digest_holds_results_but_never_asks_for_moves(game, alice):
     prefer(alice, EmailPreference.DIGEST)
     assert results(game, alice).status == Status.HELD
     assert ask(game, alice).status == Status.QUEUED
-    emails.reminder(game, seat(game, alice))
+    compose.reminder(game, seat(game, alice))
     assert OutgoingEmail.objects.get(kind="reminder").status == Status.QUEUED
     assert outbox.send_due(now=soon(60)) == 2  # the held one is not due: it waits
 
@@ -297,7 +298,7 @@ def test_every_email_mode_holds_nothing(game, alice):
 def test_unsubscribed_people_get_no_email_at_all(game, alice):
     prefer(alice, EmailPreference.OFF)
     assert results(game, alice) is None and not OutgoingEmail.objects.filter(user=alice).exists()
-    emails.your_turn(game, seat(game, alice))
+    compose.your_turn(game, seat(game, alice))
     assert not OutgoingEmail.objects.filter(user=alice).exists()
 
 
@@ -312,10 +313,10 @@ def test_the_digest_leaves_once_a_day_at_seven_in_the_persons_time_zone(
     first, second = results(game, alice), results(game, alice)
     OutgoingEmail.objects.filter(pk__in=[first.pk, second.pk]).update(
         created_at=berlin(1, 22))
-    assert outbox.send_digests(now=berlin(2, 6)) == 0  # 06:30 in Berlin: not yet
+    assert notify.send_digests(now=berlin(2, 6)) == 0  # 06:30 in Berlin: not yet
     with django_capture_on_commit_callbacks(execute=True):
-        assert outbox.send_digests(now=berlin(2, 7)) == 1
-    assert outbox.send_digests(now=berlin(2, 8)) == 0  # one a day
+        assert notify.send_digests(now=berlin(2, 7)) == 1
+    assert notify.send_digests(now=berlin(2, 8)) == 0  # one a day
     digest = OutgoingEmail.objects.get(kind="digest")
     assert digest.user == alice and "2 emails" in digest.subject
     assert digest.text.count("Test game: what happened") == 2
@@ -326,15 +327,15 @@ def test_the_digest_leaves_once_a_day_at_seven_in_the_persons_time_zone(
     later = results(game, alice)
     OutgoingEmail.objects.filter(pk=later.pk).update(created_at=berlin(2, 9))
     OutgoingEmail.objects.filter(pk=digest.pk).update(created_at=berlin(2, 7))
-    assert outbox.send_digests(now=berlin(2, 23)) == 0  # waits for tomorrow's digest
-    assert outbox.send_digests(now=berlin(3, 7)) == 1
+    assert notify.send_digests(now=berlin(2, 23)) == 0  # waits for tomorrow's digest
+    assert notify.send_digests(now=berlin(3, 7)) == 1
 
 
 def test_the_digest_time_follows_the_time_zone():
-    moment = outbox.digest_moment(datetime.fromisoformat("2030-05-02T12:00:00+00:00"),
+    moment = notify.digest_moment(datetime.fromisoformat("2030-05-02T12:00:00+00:00"),
                                   "America/New_York")
     assert moment.isoformat() == "2030-05-02T07:00:00-04:00"
-    moment = outbox.digest_moment(datetime.fromisoformat("2030-05-02T10:00:00+00:00"),
+    moment = notify.digest_moment(datetime.fromisoformat("2030-05-02T10:00:00+00:00"),
                                   "America/New_York")
     assert moment.isoformat() == "2030-05-01T07:00:00-04:00"
 
@@ -342,14 +343,14 @@ def test_the_digest_time_follows_the_time_zone():
 def test_nobody_without_held_emails_gets_a_digest(game, alice, bob):
     prefer(alice, EmailPreference.DIGEST)
     results(game, bob)
-    assert outbox.send_digests(now=soon(60 * 25)) == 0
+    assert notify.send_digests(now=soon(60 * 25)) == 0
 
 
 def test_unsubscribing_after_emails_were_held_sends_no_digest(game, alice):
     prefer(alice, EmailPreference.DIGEST)
     held = results(game, alice)
     prefer(alice, EmailPreference.OFF)
-    assert outbox.send_digests(now=soon(60 * 25)) == 0
+    assert notify.send_digests(now=soon(60 * 25)) == 0
     assert row(held).status == Status.DIGESTED and "unsubscribed" in row(held).last_error
 
 
@@ -365,7 +366,7 @@ def test_the_list_unsubscribe_header_unsubscribes_with_one_post(game, alice, smt
                                   content_type="application/x-www-form-urlencoded")
     assert response.status_code == 200  # RFC 8058: no login, no CSRF token, no redirect
     assert Notifications.objects.get(user=alice).mode == EmailPreference.OFF
-    emails.results(game, seat(game, alice), list(game.events.all()))
+    compose.results(game, seat(game, alice), game.phase_number)
     assert OutgoingEmail.objects.filter(user=alice).count() == 1  # nothing new queued
 
 

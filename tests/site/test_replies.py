@@ -1,4 +1,4 @@
-"""games.replies reads replies as mail clients send them: the new text, then the commands.
+"""games.mail.replies reads replies as mail clients send them: the new text, then the commands.
 
 The samples in mail_samples/ are replies to a "the game waits for you" email whose
 quoted original holds an example command ('decide 2'): a reply whose quote is not cut
@@ -17,7 +17,7 @@ import pytest
 
 from engine.moves import Expand, Knight, Swords
 from engine.notation import _PARSERS, parse_move
-from games.replies import COMMAND_WORDS, commands, html_text, reply_text, strip_quoted
+from games.mail.replies import COMMAND_WORDS, commands, html_text, reply_text, strip_quoted
 
 SAMPLES = Path(__file__).parent / "mail_samples"
 

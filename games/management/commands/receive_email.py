@@ -20,7 +20,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games import inbound
+from games.mail import inbound
 
 EX_TEMPFAIL = 75  # sysexits.h: mail servers retry later
 

@@ -5,7 +5,7 @@
 Let the mail server of REPLY_DOMAIN relay to it (or point the MX at it behind a
 firewall's port 25). It accepts only recipients of the form `play+TOKEN@REPLY_DOMAIN`
 (550 for any other: it relays nothing) and hands each email to
-`games.inbound.handle_message`, as the pipe command and the webhook do; an error there
+`games.mail.inbound.handle_message`, as the pipe command and the webhook do; an error there
 answers 451, so the sending server tries again later. Runs until Ctrl-C or SIGTERM.
 """
 
@@ -23,7 +23,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
-from games import inbound
+from games.mail import inbound
 
 logger = logging.getLogger(__name__)
 

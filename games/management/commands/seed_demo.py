@@ -18,9 +18,9 @@ from django.db import transaction
 from engine.ai import RandomPlayer
 from engine.errors import IllegalMove
 from games import services
+from games.mail.notify import phase_changed
+from games.mail.outbox import send
 from games.models import Game, OutgoingEmail, Seat
-from games.notify import phase_changed
-from games.outbox import send_email
 
 USERNAME = "demo"
 PASSWORD = "lionheart-demo"
@@ -55,7 +55,7 @@ def send_demo_emails(game: Game) -> None:
     (to var/mail by default), so that the demo can answer it by email."""
     phase_changed(game.pk, game.phase_number)
     for email in OutgoingEmail.objects.filter(game=game, status=OutgoingEmail.Status.QUEUED):
-        send_email(email.pk)
+        send(email.pk)
 
 
 def demo_user() -> User:

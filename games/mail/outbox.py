@@ -1,5 +1,9 @@
 """The outbox: every email is a row first (`OutgoingEmail`), then a task sends it.
 
+Transport only: it stores, sends and retries what `games.mail.compose` wrote, and never
+imports composition. After the commit that stores an email it sends `email_queued`;
+`games.tasks` connects the receiver that queues the sending task.
+
     QUEUED ──▶ SENDING ──▶ SENT
                   │  ▲
      SMTP error   ▼  │  back-off: 1, 2, 4 ... minutes (send_due re-dispatches)
@@ -19,18 +23,17 @@ from __future__ import annotations
 
 import logging
 import smtplib
-import zoneinfo
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 
-from celery import shared_task
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import transaction
 from django.db.models import F, Q
+from django.dispatch import Signal
+from django.urls import reverse
 from django.utils import timezone
 
 from games.models import EmailPreference, Game, Notifications, OutgoingEmail
@@ -46,11 +49,13 @@ MAX_ATTEMPTS = 10
 STUCK_AFTER = timedelta(minutes=10)  # a send takes seconds (EMAIL_TIMEOUT); then it died
 REDISPATCH_AFTER = timedelta(minutes=5)  # a dispatched task that never ran is sent again
 DUE_BATCH = 500
-DIGEST_HOUR = 7  # the daily digest leaves at 07:00 in the person's time zone
 UNSUBSCRIBE_SALT = "lowenherz.unsubscribe"
-# The paths of games.views.mail's pages (tests check them against reverse()).
-UNSUBSCRIBE_PATH = "/unsubscribe/{}/"
-PREFERENCES_PATH = "/accounts/notifications/"
+
+email_queued = Signal()  # email_id: a row is QUEUED (sent after the commit that stored it)
+
+
+def _dispatch(email_id: int) -> None:
+    email_queued.send(sender=OutgoingEmail, email_id=email_id)
 
 
 # --- who wants what ------------------------------------------------------------------------
@@ -82,7 +87,11 @@ def status_for(user: User | None, kind: str, urgent: bool) -> str | None:
 
 def unsubscribe_url(user: User) -> str:
     signed = signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)
-    return settings.SITE_URL + UNSUBSCRIBE_PATH.format(signed)
+    return settings.SITE_URL + reverse("unsubscribe", args=[signed])
+
+
+def preferences_url() -> str:
+    return settings.SITE_URL + reverse("email_preferences")
 
 
 def unsubscribe_user_id(signed: str) -> int | None:
@@ -121,16 +130,12 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
         headers={**standard_headers(kind, user), **(headers or {})},
         next_attempt_at=timezone.now() + REDISPATCH_AFTER if status == Status.QUEUED else None)
     if status == Status.QUEUED:
-        transaction.on_commit(partial(send_email.delay, email.pk))
+        pk = email.pk
+        transaction.on_commit(lambda: _dispatch(pk))
     return email
 
 
 # --- sending -------------------------------------------------------------------------------
-
-
-@shared_task(acks_late=True)  # idempotent: a redelivered id finds its row claimed or sent
-def send_email(email_id: int) -> bool:
-    return send(email_id)
 
 
 def send(email_id: int) -> bool:
@@ -207,7 +212,7 @@ def send_due(now: datetime | None = None) -> int:
     # Not due again before a worker had the time to take it: no pile of copies in the queue.
     OutgoingEmail.objects.filter(due, id__in=ids).update(next_attempt_at=now + REDISPATCH_AFTER)
     for email_id in ids:
-        send_email.delay(email_id)
+        _dispatch(email_id)
     return len(ids)
 
 
@@ -217,45 +222,3 @@ def _recover_stuck(now: datetime) -> None:
         status=Status.FAILED, last_error="the worker stopped while sending it, too often")
     stuck.update(status=Status.RETRYING, next_attempt_at=now,
                  last_error="the worker stopped while sending it; sending again")
-
-
-# --- the daily digest ------------------------------------------------------------------------
-
-
-def digest_moment(now: datetime, zone: str) -> datetime:
-    """The latest DIGEST_HOUR o'clock in `zone` at or before `now`."""
-    local = now.astimezone(zoneinfo.ZoneInfo(zone))
-    moment = local.replace(hour=DIGEST_HOUR, minute=0, second=0, microsecond=0)
-    return moment if moment <= local else moment - timedelta(days=1)
-
-
-def send_digests(now: datetime | None = None) -> int:
-    """Hourly: one digest per person whose held emails waited for today's digest time.
-    Returns how many digests were queued."""
-    now = now or timezone.now()
-    holders = OutgoingEmail.objects.filter(status=Status.HELD).values("user")
-    users = User.objects.filter(pk__in=holders).select_related("profile")
-    return sum(_send_digest(user, now) for user in users)
-
-
-def _send_digest(user: User, now: datetime) -> bool:
-    from games import emails
-
-    profile = getattr(user, "profile", None)
-    moment = digest_moment(now, profile.time_zone if profile else "UTC")
-    with transaction.atomic():
-        Notifications.objects.get_or_create(user=user)
-        # One digest run per person at a time: two hourly runs at once send one digest.
-        Notifications.objects.select_for_update().get(user=user)
-        if OutgoingEmail.objects.filter(user=user, kind="digest",
-                                        created_at__gte=moment).exists():
-            return False  # today's digest has left; later emails wait for tomorrow's
-        held = list(OutgoingEmail.objects.filter(user=user, status=Status.HELD,
-                                                 created_at__lte=moment).order_by("created_at"))
-        if not held:
-            return False
-        digest = emails.digest(user, held)
-        note = "" if digest else "not sent: the person unsubscribed before the digest"
-        OutgoingEmail.objects.filter(id__in=[e.pk for e in held], status=Status.HELD).update(
-            status=Status.DIGESTED, last_error=note)
-    return digest is not None

@@ -17,10 +17,10 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods
 
-from games import emails, outbox, tokens
-from games.forms_mail import InviteByEmailForm, NotificationsForm
+from games.mail import compose, outbox, tokens
+from games.mail.forms import InviteByEmailForm, NotificationsForm
 from games.models import EmailPreference, Game, MagicLink, Notifications, OutgoingEmail
-from games.views.lobby import sentence
+from games.words import sentence
 
 LINK_PROBLEMS = {
     "tampered": "This link is not valid: it may have been cut short or changed on its way "
@@ -149,5 +149,5 @@ def invite(game: Game, addresses: list[str], inviter: User) -> list[str]:
     if earlier.count() + len(new) > INVITATIONS_PER_GAME:
         raise ValueError(f"a game sends at most {INVITATIONS_PER_GAME} invitations")
     for address in new:
-        emails.invitation(game, address, inviter)
+        compose.invitation(game, address, inviter)
     return new

@@ -1,9 +1,9 @@
 """Every email the site sends: one small function per kind, each queuing a row in the
-outbox (games.outbox) built from three templates in templates/emails/
+outbox (games.mail.outbox) built from three templates in templates/emails/
 (<kind>-subject.txt, <kind>-body.txt, <kind>-body.html).
 
-What an email shows of a game comes from `engine.view.view(state, the reader's colour)`
-and from the events addressed to everyone or to the reader: never from the state
+What an email shows of a game comes from the reader's `games.presenter.Presentation`
+(the engine's view for their colour, the events they may read): never from the state
 itself, so an email cannot hold another player's secrets.
 """
 
@@ -21,21 +21,13 @@ from django.utils import dateformat, timezone
 from django.utils.timesince import timeuntil
 
 from engine.game import is_simultaneous
-from engine.notation import format_cell, format_edge, format_move
+from engine.notation import format_move
 from engine.serialize import move_from_json
-from engine.view import view
-from games import outbox, services, tokens
-from games.event_text import (
-    action_text,
-    card_name,
-    card_text,
-    choices_text,
-    describe,
-    name_of,
-    phase_text,
-)
-from games.models import Event, Game, OutgoingEmail, Seat
-from games.textboard import board_text
+from games.mail import outbox, tokens
+from games.mail.textboard import board_text
+from games.models import Game, OutgoingEmail, Seat
+from games.presenter import EventLine, present
+from games.words import action_text, card_name, card_text, cell, edge, name_of, phase_text, plural
 
 View = dict[str, Any]
 Names = dict[str, str]
@@ -60,20 +52,24 @@ def your_turn(game: Game, seat: Seat) -> None:
           headers=phase_headers(game, game.phase_number))
 
 
-def results(game: Game, seat: Seat, events: list[Event]) -> None:
+def results(game: Game, seat: Seat, phase_number: int) -> None:
     """What a phase revealed: decisions, duels, scores."""
     if not _can_mail(seat.user, "results"):
         return
-    mine = [e for e in events if e.to_colour in ("", seat.colour)]
-    number = mine[0].phase_number if mine else game.phase_number
-    v, names = view(game.engine_state, seat.colour), names_of(game)
+    shown = present(game, seat)
+    v, names = shown.view, shown.names
+    assert v is not None, "a running game has a state"
     context = {**_game_context(game, seat.user), "v": v,
-               "events": [describe_event(e, names) for e in mine
-                          if e.kind not in TRIVIAL_EVENTS],
-               "scores": scores(v, names), "phase_sentence": phase_text(v["phase"], names),
+               "events": news(shown.events(phase_number=phase_number)),
+               "scores": scores(v, names), "phase_sentence": shown.phase_sentence(),
                "deadline": deadline_text(game, seat.user)}
     _send("results", seat.user, context, game=game, urgent=False,
-          headers=phase_headers(game, number))
+          headers=phase_headers(game, phase_number))
+
+
+def news(lines: list[EventLine]) -> list[str]:
+    """The sentences worth an email: not "X has decided" (TRIVIAL_EVENTS)."""
+    return [line.text for line in lines if line.kind not in TRIVIAL_EVENTS]
 
 
 def reminder(game: Game, seat: Seat) -> None:
@@ -91,11 +87,11 @@ def game_over(game: Game, seat: Seat) -> None:
     """Final scores and a link to the archive."""
     if not _can_mail(seat.user, "game_over"):
         return
-    v, names = view(game.engine_state, seat.colour), names_of(game)
-    last = game.events.filter(phase_number=game.phase_number, to_colour__in=["", seat.colour])
+    shown = present(game, seat)
+    v, names = shown.view, shown.names
+    assert v is not None, "a finished game has a state"
     context = {**_game_context(game, seat.user), "v": v,
-               "events": [describe_event(e, names) for e in last
-                          if e.kind not in TRIVIAL_EVENTS],
+               "events": news(shown.events(phase_number=game.phase_number)),
                "scores": scores(v, names, ranked=True),
                "winners": [name_of(c, names) for c in v["winners"]],
                "won": seat.colour in v["winners"],
@@ -114,7 +110,7 @@ def invitation(game: Game, to: str, inviter: User) -> None:
     context = {**_game_context(game, user), "inviter": display_name(inviter),
                "seats": [f"{s.display_name} ({s.colour})" for s in seats],
                "free_seats": game.player_count - len(seats),
-               "colours": services.free_colours(game),
+               "colours": game.free_colours(),
                "join_url": settings.SITE_URL + reverse("invite", args=[game.invite_token])}
     _send("invitation", user, context, to=to, game=game, headers={GAME_HEADER: str(game.pk)})
 
@@ -139,7 +135,7 @@ def refusal(to: str, reason: str) -> None:
 
 
 def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
-    """The held non-urgent emails of one person, in one email (games.outbox)."""
+    """The held non-urgent emails of one person, in one email (games.mail.outbox)."""
     zone = time_zone_of(user)
     items = [{"subject": e.subject, "text": e.text.split(SIGNATURE)[0].strip(),
               "when": dateformat.format(timezone.localtime(e.created_at, zone), "D j M, H:i")}
@@ -170,8 +166,8 @@ def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = ""
 
 def _footer(kind: str, user: User | None) -> dict[str, str]:
     if user is None or kind in outbox.TRANSACTIONAL:
-        return {"prefs_url": settings.SITE_URL + outbox.PREFERENCES_PATH, "unsubscribe_url": ""}
-    return {"prefs_url": settings.SITE_URL + outbox.PREFERENCES_PATH,
+        return {"prefs_url": outbox.preferences_url(), "unsubscribe_url": ""}
+    return {"prefs_url": outbox.preferences_url(),
             "unsubscribe_url": outbox.unsubscribe_url(user)}
 
 
@@ -204,22 +200,22 @@ def _game_context(game: Game, user: User | None) -> dict[str, Any]:
 def _ask_context(game: Game, seat: Seat) -> dict[str, Any]:
     """Everything a player needs to move without opening the site: what is asked, the
     board, their hand, the scores, what happened, the deadline, a link and a reply."""
-    v, names = view(game.engine_state, seat.colour), names_of(game)
+    shown = present(game, seat)
+    v, names = shown.view, shown.names
+    assert v is not None, "a running game has a state"
     return {
         **_game_context(game, seat.user), "v": v,
         "phase_label": phase_label(v["phase"]),
-        "phase_sentence": phase_text(v["phase"], names),
+        "phase_sentence": shown.phase_sentence(),
         "asked": asked(v, names), "examples": examples(v),
         "board": board_text(v), "card": v.get("card") or "", "card_text": card_text(v.get("card")),
-        "hand": hand(v), "scores": scores(v, names), "decisions": decisions(v, names),
-        "sealed": sealed_text(v), "events": recent_events(game, seat.colour, names),
+        "hand": hand(v), "scores": scores(v, names),
+        "decisions": [f"{d.name}: {d.cards} ({d.actions})" for d in shown.decisions()],
+        "sealed": sealed_text(v),
+        "events": [line.text for line in shown.events(last=EVENTS_SHOWN)],
         "deadline": deadline_text(game, seat.user),
         "magic_url": settings.SITE_URL + tokens.magic_link_path(seat, game, game.phase_number),
     }
-
-
-def names_of(game: Game) -> Names:
-    return {s.colour: s.display_name for s in game.seats.select_related("user__profile")}
 
 
 def display_name(user: User | None) -> str:
@@ -249,16 +245,6 @@ def deadline_text(game: Game, user: User | None) -> str:
     return f"{dateformat.format(local, 'D j M Y, H:i T')} ({zone.key})"
 
 
-def describe_event(event: Event, names: Names) -> str:
-    return describe({**event.data, "kind": event.kind}, names)
-
-
-def recent_events(game: Game, colour: str, names: Names) -> list[str]:
-    """The last events everyone may see and those addressed to this player, oldest first."""
-    rows = game.events.filter(to_colour__in=["", colour]).order_by("-index")[:EVENTS_SHOWN]
-    return [describe_event(e, names) for e in reversed(rows)]
-
-
 def phase_label(phase: dict[str, Any]) -> str:
     """'decision', 'duel for 2 walls', 'perform 1 sword'."""
     kind, action = phase.get("kind") or "", phase.get("action") or ""
@@ -283,21 +269,9 @@ def scores(v: View, names: Names, ranked: bool = False) -> list[str]:
     lines = []
     for colour, data in players:
         you = " (you)" if colour == v["viewer"] else ""
-        money = f", {_count(data['ducats'], 'ducat')}" if "ducats" in data else ""
+        money = f", {plural(data['ducats'], 'ducat')}" if "ducats" in data else ""
         lines.append(f"{name_of(colour, names)} ({colour}){you}: power {data['power']}{money}, "
-                     f"{_count(data['hand_size'], 'politics card')}")
-    return lines
-
-
-def decisions(v: View, names: Names) -> list[str]:
-    """This turn's revealed decisions, with the actions they chose."""
-    card = (v.get("card") or "").split()
-    lines = []
-    for colour, choices in v.get("decisions", {}).items():
-        cards = [c["card"] for c in choices]
-        politics = [(c.get("politics") or {}).get("type", "").lower() or None for c in choices]
-        actions = ", ".join(action_text(card[n - 1]) for n in cards if n <= len(card))
-        lines.append(f"{name_of(colour, names)}: {choices_text(cards, politics)} ({actions})")
+                     f"{plural(data['hand_size'], 'politics card')}")
     return lines
 
 
@@ -335,7 +309,7 @@ def asked(v: View, names: Names) -> list[str]:
 
 def _asked_decision(v: View, ask: dict[str, Any]) -> list[str]:
     count = ask["cards"]
-    lines = [f"Choose {_count(count, 'decision card')} (1, 2 or 3) for the action card "
+    lines = [f"Choose {plural(count, 'decision card')} (1, 2 or 3) for the action card "
              f"{v.get('card')}: {card_text(v.get('card'))}."]
     if ask.get("politics"):
         played = " or ".join(card_name(c) for c in ask["politics"])
@@ -346,7 +320,7 @@ def _asked_decision(v: View, ask: dict[str, Any]) -> list[str]:
 def _asked_negotiation(v: View, ask: dict[str, Any], action: str, names: Names) -> list[str]:
     offer = ask.get("offer")
     if offer and offer[0] != v["viewer"]:
-        return [f"{name_of(offer[0], names)} offers you {_count(offer[1], 'ducat')} to perform "
+        return [f"{name_of(offer[0], names)} offers you {plural(offer[1], 'ducat')} to perform "
                 f"{action} alone. Accept, offer more (you have {ask['max_offer']} ducats), "
                 "or break off for a duel."]
     return [f"Negotiate over {action}: offer the other player ducats to perform it alone "
@@ -355,10 +329,10 @@ def _asked_negotiation(v: View, ask: dict[str, Any], action: str, names: Names) 
 
 def _asked_perform(ask: dict[str, Any]) -> list[str]:
     if "walls" in ask:
-        return [f"Place up to {_count(ask['walls'], 'wall')} ({len(ask['edges'])} places are "
+        return [f"Place up to {plural(ask['walls'], 'wall')} ({len(ask['edges'])} places are "
                 "legal), or pass."]
     if "swords" in ask:
-        lines = [f"Use {_count(ask['swords'], 'sword')}: place knights, expand a region, "
+        lines = [f"Use {plural(ask['swords'], 'sword')}: place knights, expand a region, "
                  "or pass."]
         if ask.get("knights"):
             lines.append(f"Knights may go to: {cells(ask['knights'])}.")
@@ -366,7 +340,7 @@ def _asked_perform(ask: dict[str, Any]) -> list[str]:
             lines.append(f"Regions may expand into: {cells(ask['expansions'])}.")
         return lines
     piles = ask.get("piles") or []
-    sizes = " and ".join(f"pile {i} ({_count(n, 'card')})" for i, n in enumerate(piles, 1))
+    sizes = " and ".join(f"pile {i} ({plural(n, 'card')})" for i, n in enumerate(piles, 1))
     return [f"The crown: choose a politics pile to look through: {sizes}."]
 
 
@@ -396,25 +370,17 @@ def examples(v: View) -> list[str]:
 
 def _perform_examples(ask: dict[str, Any]) -> list[str]:
     if "walls" in ask:
-        edges = [format_edge(((a[0], a[1]), (b[0], b[1]))) for a, b in ask["edges"]]
+        edges = [edge(pair) for pair in ask["edges"]]
         return ["walls " + " ".join(edges[:ask["walls"]]), "pass"] if edges else ["pass"]
     if "swords" in ask:
-        found = [f"knight {format_cell(_cell(ask['knights'][0]))}"] if ask.get("knights") else []
+        found = [f"knight {cell(ask['knights'][0])}"] if ask.get("knights") else []
         if ask.get("expansions"):
-            found.append(f"expand {format_cell(_cell(ask['expansions'][0]))}")
+            found.append(f"expand {cell(ask['expansions'][0])}")
         return [*found, "pass"]
     return ["pile 1", "pile 2"]
 
 
 def cells(values: list[list[int]]) -> str:
-    named = [format_cell(_cell(c)) for c in values]
+    named = [cell(c) for c in values]
     more = len(named) - CELLS_SHOWN
     return ", ".join(named[:CELLS_SHOWN]) + (f" and {more} more" if more > 0 else "")
-
-
-def _cell(pair: list[int]) -> tuple[int, int]:
-    return int(pair[0]), int(pair[1])
-
-
-def _count(number: int, word: str) -> str:
-    return f"{number} {word}" if number == 1 else f"{number} {word}s"

@@ -1,11 +1,11 @@
 """Moves by email: what becomes of one reply to a "the game waits for you" email.
 
 Every way in (the pipe command `receive_email`, the SMTP listener `run_smtpd`, the
-provider webhook in `games.views.inbound`) hands the raw message to `handle_message`.
+provider webhook in `games.mail.receiver`) hands the raw message to `handle_message`.
 It finds the token of the reply address (`play+TOKEN@REPLY_DOMAIN`), checks it (known,
 sent by the seat's player, unused, for the game's current phase) and gives each command
 to `services.submit_text`, the only way a move enters. Every outcome is answered at once
-by email (`emails.move_reply`, `emails.refusal`), except auto-replies and bounces: they
+by email (`compose.move_reply`, `compose.refusal`), except auto-replies and bounces: they
 are ignored, so that the site and a robot never mail each other forever.
 
 A token is used up only by an accepted reply. A refused one (a typo, an illegal move)
@@ -34,7 +34,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from engine.errors import IllegalMove, NotationError
-from games import emails, replies, services, tokens
+from games import services
+from games.mail import compose, replies, tokens
 from games.models import Game, ReplyToken, Seat
 
 logger = logging.getLogger(__name__)
@@ -220,7 +221,7 @@ def _accept(seat: Seat, accepted: list[services.Outcome],
         lines.append("It stays sealed until the other players have submitted theirs.")
     lines.extend(_ignored_lines(read))
     message = "\n".join(lines)
-    emails.move_reply(seat, True, texts, message)
+    compose.move_reply(seat, True, texts, message)
     return _done(InboundResult(Verdict.ACCEPTED, message, tuple(texts)))
 
 
@@ -248,13 +249,13 @@ def _ignored_lines(read: replies.Commands) -> list[str]:
 
 def _refuse_move(seat: Seat, commands: list[str], message: str,
                  accepted: list[services.Outcome] | None = None) -> InboundResult:
-    emails.move_reply(seat, False, commands, message)
+    compose.move_reply(seat, False, commands, message)
     texts = tuple(outcome.text for outcome in accepted or [])
     return _done(InboundResult(Verdict.REFUSED, message, texts))
 
 
 def _refuse(to: str, reason: str) -> InboundResult:
-    emails.refusal(to, reason)
+    compose.refusal(to, reason)
     return _done(InboundResult(Verdict.REFUSED, reason))
 
 

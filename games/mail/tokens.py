@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.core import signing
+from django.urls import reverse
 from django.utils import timezone
 
 from games.models import Game, MagicLink, ReplyToken, Seat
@@ -36,7 +37,7 @@ def magic_link_path(seat: Seat, game: Game, phase_number: int) -> str:
     link = MagicLink.objects.create(
         user=seat.user, game=game, phase_number=phase_number,
         expires_at=timezone.now() + timedelta(hours=settings.MAGIC_LINK_HOURS))
-    return f"/m/{signing.dumps(link.nonce, salt=SALT)}/"
+    return reverse("magic_link", args=[signing.dumps(link.nonce, salt=SALT)])
 
 
 def magic_nonce(signed: str) -> str | None:

@@ -2,7 +2,7 @@
 
 Anymail's view for the provider checks the shared secret (HTTP basic auth against
 ANYMAIL's WEBHOOK_SECRET, "user:password") and parses the post; this receiver hands
-the message to `games.inbound.handle_message`, the code behind every way in. If that
+the message to `games.mail.inbound.handle_message`, the code behind every way in. If that
 raises, the webhook answers 500 and the provider delivers again later.
 
 Connected when this module is imported (GamesConfig.ready); the provider posts to
@@ -16,10 +16,10 @@ from typing import Any
 from anymail.signals import AnymailInboundEvent, inbound
 from django.dispatch import receiver
 
-from games.inbound import handle_message
+from games.mail.inbound import handle_message
 
 
-@receiver(inbound, dispatch_uid="games.views.inbound.receive_reply")
+@receiver(inbound, dispatch_uid="games.mail.receiver.receive_reply")
 def receive_reply(sender: type, event: AnymailInboundEvent, esp_name: str,
                   **kwargs: Any) -> None:
     message = event.message

@@ -1,0 +1,157 @@
+"""What one viewer sees of one game: the only place that decides it.
+
+Pages, the JSON view, the lobby rows, every email and the archive render a
+`Presentation`; none of them reads `Game.state`, filters the event log or looks at
+pending submissions itself. A viewer is a seat (a player), None (a spectator, or a
+person with no seat), or `everything=True`: anyone, once the game has ended, in the
+archive, where every secret is revealed.
+
+- The state is seen only through `engine.view.view(state, colour)`.
+- Events through `Event.objects.visible_to` (games.models), the one rule for who reads
+  which event.
+- Pending submissions: the viewer's own (its text), and who has submitted (never what).
+- Names and sentences through games.words and games.event_text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from engine.game import GameState
+from engine.view import view
+from games.event_text import describe
+from games.models import Event, Game, PendingSubmission, Seat
+from games.words import Names, action_text, choices_text, name_of, phase_text
+
+View = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EventLine:
+    """One event of the log as a viewer reads it."""
+
+    index: int
+    turn: int
+    phase_number: int
+    kind: str
+    data: dict[str, Any]
+    text: str
+    to_colour: str  # "" for everyone; else the one player it was for
+
+    @property
+    def private(self) -> bool:
+        return bool(self.to_colour)
+
+
+@dataclass(frozen=True)
+class DecisionLine:
+    """A revealed decision of this turn: the cards, and the actions they chose."""
+
+    colour: str
+    name: str
+    cards: str
+    actions: str
+
+
+class Presentation:
+    """A game as one viewer may see it. Build it with `present`; everything is computed
+    on first use and kept, so a page asks the database only for what it shows."""
+
+    def __init__(self, game: Game, seat: Seat | None, *, everything: bool = False,
+                 state: GameState | None = None) -> None:
+        self.game, self.seat, self.everything = game, seat, everything
+        self._state = state
+
+    @property
+    def colour(self) -> str | None:
+        return self.seat.colour if self.seat is not None else None
+
+    @cached_property
+    def view(self) -> View | None:
+        """The engine's view for this viewer (None before the game starts)."""
+        state = self._state
+        if state is None:
+            if self.game.state is None:
+                return None
+            state = self.game.engine_state
+        return view(state, self.colour, reveal=self.everything)
+
+    @cached_property
+    def names(self) -> Names:
+        """Colour → the name shown; the game's seats (prefetch them with their users'
+        profiles to keep this to one query for a whole list)."""
+        return {s.colour: s.display_name for s in self.game.seats.all()}
+
+    def name(self, colour: str | None) -> str:
+        return name_of(colour, self.names)
+
+    # --- the log -----------------------------------------------------------------------
+
+    def events(self, *, phase_number: int | None = None, last: int | None = None
+               ) -> list[EventLine]:
+        """The events this viewer may read, oldest first: of one phase, or the last few."""
+        rows = self.game.events.visible_to(self.colour, everything=self.everything)
+        if phase_number is not None:
+            rows = rows.filter(phase_number=phase_number)
+        if last is not None:
+            return [self.line(e) for e in reversed(rows.order_by("-index")[:last])]
+        return [self.line(e) for e in rows.order_by("index")]
+
+    def line(self, event: Event) -> EventLine:
+        data = {**event.data, "kind": event.kind}
+        return EventLine(index=event.index, turn=event.turn, phase_number=event.phase_number,
+                         kind=event.kind, data=event.data, text=describe(data, self.names),
+                         to_colour=event.to_colour)
+
+    # --- what is pending -----------------------------------------------------------------
+
+    def my_pending(self) -> str | None:
+        """The viewer's own submission stored for this phase, as text."""
+        if self.seat is None:
+            return None
+        return (PendingSubmission.objects
+                .filter(seat=self.seat, phase_number=self.game.phase_number)
+                .values_list("text", flat=True).first())
+
+    def submitted(self) -> set[str]:
+        """Who has a submission stored for this phase (not what it is)."""
+        return set(PendingSubmission.objects
+                   .filter(game=self.game, phase_number=self.game.phase_number)
+                   .values_list("seat__colour", flat=True))
+
+    # --- sentences -----------------------------------------------------------------------
+
+    def phase_sentence(self) -> str:
+        return phase_text(self.view["phase"], self.names) if self.view else ""
+
+    def decisions(self) -> list[DecisionLine]:
+        """This turn's revealed decisions, with the actions they chose."""
+        v = self.view or {}
+        card = (v.get("card") or "").split()
+        lines = []
+        for colour, choices in v.get("decisions", {}).items():
+            cards = [c["card"] for c in choices]
+            politics = [(c.get("politics") or {}).get("type", "").lower() or None
+                        for c in choices]
+            actions = ", ".join(action_text(card[n - 1]) for n in cards if n <= len(card))
+            lines.append(DecisionLine(colour, self.name(colour), choices_text(cards, politics),
+                                      actions))
+        return lines
+
+
+def present(game: Game, seat: Seat | None = None, *, everything: bool = False,
+            state: GameState | None = None) -> Presentation:
+    """The game as `seat` sees it (None: a spectator). `everything` is for a finished
+    game's archive only; `state` a snapshot to show instead of the current state."""
+    if everything and not game.is_finished:
+        raise ValueError("secrets are revealed only once the game is over")
+    return Presentation(game, seat, everything=everything, state=state)
+
+
+def seat_of(game: Game, user: Any) -> Seat | None:
+    """The user's seat in the game, from the prefetched seats (None: no seat)."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return next((s for s in game.seats.all() if s.user_id == user.pk), None)
