@@ -3,8 +3,14 @@
 `RandomPlayer.choose(state, player)` returns a legal submission for whatever the
 game waits on `player` for; `GreedyPlayer` does the same but picks the walls,
 knights and expansions that gain it the most power. Every choice is checked by
-`engine.game.submit` before it is returned; after a bounded number of refused
+`engine.game.check` before it is returned; after a bounded number of refused
 tries the deadline default of RULES 9 is used instead, so a choice always exists.
+
+As `engine.game` has one handler per phase, a player has one tactic per phase
+(`PlacementTactic`, `DecisionTactic`, ...), and tactics for walls, knights and
+expansions, and politics that several phases use. All of one player's tactics
+draw from the player's one random generator, in the order the choices are made,
+so that a seed plays the same game.
 """
 
 from __future__ import annotations
@@ -17,15 +23,7 @@ from typing import TypeVar
 from engine import rules
 from engine.board import Cell, Edge, make_edge
 from engine.errors import IllegalMove
-from engine.game import (
-    GameState,
-    default_move,
-    legal_expansions,
-    legal_placements,
-    legal_takes,
-    placement_problem,
-    submit,
-)
+from engine.game import GameState, apply, check, default_move
 from engine.moves import (
     Accept,
     Alliance,
@@ -46,6 +44,7 @@ from engine.moves import (
     Swords,
     Walls,
 )
+from engine.phase_rules import legal_takes
 from engine.position import Area, Position
 
 M = TypeVar("M")
@@ -66,7 +65,7 @@ GREEDY_SWORDS = 12  # random sword moves a greedy player scores
 
 def is_legal(state: GameState, player: str, move: Submission) -> bool:
     try:
-        submit(state, player, move)
+        check(state, player, move)
     except IllegalMove:
         return False
     return True
@@ -77,8 +76,18 @@ class RandomPlayer:
 
     def __init__(self, seed: int | str | None = None) -> None:
         self.rng = random.Random(seed)
-        self._negotiation: tuple[object, ...] | None = None
-        self._offers = 0
+        self.politics = PoliticsTactic(self.rng)
+        self.tactics: dict[str, PhaseTactic] = {
+            "placement": PlacementTactic(self.rng),
+            "decision": DecisionTactic(self.rng, self.politics),
+            "negotiation": NegotiationTactic(self.rng),
+            "duel": DuelTactic(self.rng),
+            "perform": self.perform_tactic(),
+            "crown": CrownTactic(self.rng),
+        }
+
+    def perform_tactic(self) -> PerformTactic:
+        return PerformTactic(self.rng)
 
     def choose(self, state: GameState, player: str) -> Submission:
         if player not in state.phase.waiting:
@@ -91,24 +100,67 @@ class RandomPlayer:
 
     def propose(self, state: GameState, player: str) -> Submission:
         """One candidate submission; `choose` checks it."""
-        ending = self._end_alliance(state.pos, player)
+        ending = self.politics.end_alliance(state.pos, player)
         if ending is not None:
             return ending
-        handlers: dict[str, Callable[[GameState, str], Submission]] = {
-            "placement": self._placement, "decision": self._decision,
-            "negotiation": self._negotiation_move, "duel": self._duel,
-            "perform": self._perform, "crown": self._crown,
-        }
-        return handlers[state.phase.kind](state, player)
+        return self.tactics[state.phase.kind].propose(state, player)
 
-    # --- the phases ---------------------------------------------------------------
 
-    def _placement(self, state: GameState, player: str) -> Submission:
+class GreedyPlayer(RandomPlayer):
+    """Like `RandomPlayer`, but walls, knights and expansions are scored by simulating
+    them and the one gaining the most power is chosen."""
+
+    def perform_tactic(self) -> PerformTactic:
+        return GreedyPerformTactic(self.rng)
+
+
+# --- what every tactic may use --------------------------------------------------------
+
+
+def favour(rng: random.Random, items: Sequence[M], preferred: Callable[[M], bool],
+           ) -> Sequence[M]:
+    """Half of the time only the preferred items, when there are any: knights that
+    strengthen a region, expansions that attack one (RULES 5.3)."""
+    chosen = [i for i in items if preferred(i)]
+    return chosen if chosen and rng.random() < 0.5 else items
+
+
+def treasure_for(rng: random.Random, pos: Position, player: str,
+                 amount: int) -> tuple[int, ...]:
+    """RULES 7.3: one Treasure card when ducats fall short, and sometimes anyway."""
+    holder = pos.players[player]
+    if amount == 0:
+        return ()
+    if amount <= holder.ducats and rng.random() >= TREASURE_CHANCE:
+        return ()
+    covering = [t for t in holder.treasure() if t + holder.ducats >= amount]
+    return (covering[0],) if covering else ()
+
+
+class Tactic:
+    """A part of a computer player's play; it draws from the player's generator."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+
+class PhaseTactic(Tactic):
+    """What the player proposes in one kind of phase."""
+
+    def propose(self, state: GameState, player: str) -> Submission:
+        raise NotImplementedError
+
+
+# --- the phases -------------------------------------------------------------------------
+
+
+class PlacementTactic(PhaseTactic):
+    def propose(self, state: GameState, player: str) -> Submission:
         """RULES 2.3: a random legal placement, avoiding (with a look one placement
         ahead) those after which a colour still to place a castle has no legal cell."""
         colour = state.phase.colour
         assert colour is not None
-        legal = legal_placements(state.pos, colour)
+        legal = rules.legal_placements(state.pos, colour)
         if not legal:
             return Pass()  # refused: `choose` falls back to the deadline default
         self.rng.shuffle(legal)
@@ -120,32 +172,48 @@ class RandomPlayer:
                 return move
         return legal[0]
 
-    def _decision(self, state: GameState, player: str) -> Submission:
+
+class DecisionTactic(PhaseTactic):
+    def __init__(self, rng: random.Random, politics: PoliticsTactic) -> None:
+        super().__init__(rng)
+        self.politics = politics
+
+    def propose(self, state: GameState, player: str) -> Submission:
         """RULES 3.2: the right number of cards, sometimes with a politics card (7)."""
         cards = self.rng.sample((1, 2, 3), state.cards_to_choose(player))
         choices = [Choice(card) for card in cards]
         if self.rng.random() < POLITICS_CHANCE:
-            play = self.politics(state.pos, player)
+            play = self.politics.play(state.pos, player)
             if play is not None:
                 at = self.rng.randrange(len(choices))
                 choices[at] = Choice(cards[at], play)
         return Decide(tuple(choices))
 
-    def _negotiation_move(self, state: GameState, player: str) -> Submission:
-        """RULES 4.1: at most MAX_OFFERS offers each, so every negotiation ends."""
+
+class NegotiationTactic(PhaseTactic):
+    """RULES 4.1: at most MAX_OFFERS offers each, so every negotiation ends."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.negotiation: tuple[object, ...] | None = None  # the one offers are counted for
+        self.offers = 0
+
+    def propose(self, state: GameState, player: str) -> Submission:
         phase = state.phase
         key = (state.turn, state.slot, phase.action, tuple(phase.contenders))
-        if key != self._negotiation:
-            self._negotiation, self._offers = key, 0
+        if key != self.negotiation:
+            self.negotiation, self.offers = key, 0
         standing = phase.offer
         if standing is not None and standing[0] != player and self.rng.random() < 0.5:
             return Accept()
-        if self._offers < MAX_OFFERS and self.rng.random() < 0.7:
-            self._offers += 1
+        if self.offers < MAX_OFFERS and self.rng.random() < 0.7:
+            self.offers += 1
             return Offer(self.rng.randint(0, state.pos.players[player].ducats))
         return BreakOff()
 
-    def _duel(self, state: GameState, player: str) -> Submission:
+
+class DuelTactic(PhaseTactic):
+    def propose(self, state: GameState, player: str) -> Submission:
         """RULES 4.2: any ducats held, sometimes Treasure cards on top."""
         holder = state.pos.players[player]
         treasure: tuple[int, ...] = ()
@@ -153,28 +221,49 @@ class RandomPlayer:
             treasure = tuple(t for t in holder.treasure() if self.rng.random() < 0.5)
         return Bid(self.rng.randint(0, holder.ducats), treasure)
 
-    def _perform(self, state: GameState, player: str) -> Submission:
+
+class PerformTactic(PhaseTactic):
+    """RULES 5: walls, knights and expansions, or a politics pile to look through."""
+
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        self.walls = self.wall_tactic()
+        self.swords = SwordsTactic(rng)
+
+    def wall_tactic(self) -> WallTactic:
+        return WallTactic(self.rng)
+
+    def propose(self, state: GameState, player: str) -> Submission:
         action = state.phase.action
         assert action is not None
         if self.rng.random() < PASS_CHANCE:
             return Pass()
         if action.startswith("W"):
-            return self.walls(state.pos, player, int(action[1:]))
+            return self.walls.propose(state.pos, player, int(action[1:]))
         if action.startswith("S"):
-            return self.swords(state.pos, player, int(action[1:]))
+            return self.swords.propose(state.pos, player, int(action[1:]))
+        return self.pile(state)
+
+    def pile(self, state: GameState) -> Submission:
+        """RULES 5.4: a politics pile that has cards."""
         piles = [i + 1 for i, pile in enumerate(state.piles) if pile]
         return ChoosePile(self.rng.choice(piles)) if piles else Pass()
 
-    def _crown(self, state: GameState, player: str) -> Submission:
+
+class CrownTactic(PhaseTactic):
+    def propose(self, state: GameState, player: str) -> Submission:
         """RULES 5.4: a card from the pile looked through."""
         takes = legal_takes(state)
         if not takes or self.rng.random() < PASS_CHANCE:
             return Pass()
         return self.rng.choice(takes)
 
-    # --- walls (RULES 5.1) ----------------------------------------------------------
 
-    def walls(self, pos: Position, player: str, most: int) -> Submission:
+# --- walls (RULES 5.1) ------------------------------------------------------------------
+
+
+class WallTactic(Tactic):
+    def propose(self, pos: Position, player: str, most: int) -> Submission:
         """1..most walls, each legal after the ones before it (simulated on a copy)."""
         scratch, chosen = pos.copy(), []
         for _ in range(self.rng.randint(1, most)):
@@ -198,24 +287,28 @@ class RandomPlayer:
             return self.rng.choice(inside)
         return self.rng.choice(legal)
 
-    # --- knights and expansion (RULES 5.2, 5.3) -------------------------------------
 
-    def swords(self, pos: Position, player: str, swords: int) -> Submission:
+# --- knights and expansion (RULES 5.2, 5.3) -----------------------------------------------
+
+
+class SwordsTactic(Tactic):
+    def propose(self, pos: Position, player: str, swords: int) -> Submission:
         """`S1`: a knight or an expansion; `S2`: two knights or a knight and an expansion.
         Forest knights only when ducats or one Treasure card cover the fees (RULES 7.3)."""
-        scratch, steps, fees = pos.copy(), [], 0
+        scratch, fees = pos.copy(), 0
+        steps: list[Knight | Expand] = []
         holder = pos.players[player]
         budget = holder.ducats + max(holder.treasure(), default=0)
         for _ in range(self.rng.randint(1, swords)):
             cells = [c for c in rules.legal_knight_cells(scratch, player)
                      if fees + rules.knight_fee(scratch, c) <= budget]
             expanded = any(isinstance(s, Expand) for s in steps)
-            expansions = [] if expanded else legal_expansions(scratch, player)
+            expansions = [] if expanded else rules.legal_expansions(scratch, player)
             if not cells and not expansions:
                 break
             if cells and (not expansions or self.rng.random() < 0.5):
                 own = in_own_regions(scratch, player)
-                cell = self.rng.choice(self.favour(cells, own.__contains__))
+                cell = self.rng.choice(favour(self.rng, cells, own.__contains__))
                 fees += rules.knight_fee(scratch, cell)
                 rules.put_knight(scratch, player, cell, [])
                 steps.append(Knight(cell))
@@ -225,12 +318,12 @@ class RandomPlayer:
                 steps.append(step)
         if not steps:
             return Pass()
-        return Swords(tuple(steps), self.treasure_for(pos, player, fees))
+        return Swords(tuple(steps), treasure_for(self.rng, pos, player, fees))
 
     def expansion(self, pos: Position, player: str, singles: Sequence[Expand]) -> Expand:
         """A one-cell expansion, grown to two cells half of the time when one fits."""
         first = self.rng.choice(
-            self.favour(singles, lambda e: pos.area_at(e.cells[0]).is_region))
+            favour(self.rng, singles, lambda e: pos.area_at(e.cells[0]).is_region))
         if self.rng.random() < 0.5:
             return first
         assert first.castle is not None
@@ -240,32 +333,16 @@ class RandomPlayer:
         near = sorted({n for c in grown for n, _ in pos.links(c)} - grown)
         self.rng.shuffle(near)
         for cell in near:
-            try:
-                rules.check_expansion(pos, player, first.castle, [*first.cells, cell])
-            except IllegalMove:
-                continue
-            return Expand((*first.cells, cell), first.castle)
+            if rules.expansion_problem(pos, player, first.castle, [*first.cells, cell]) is None:
+                return Expand((*first.cells, cell), first.castle)
         return first
 
-    def favour(self, items: Sequence[M], preferred: Callable[[M], bool]) -> Sequence[M]:
-        """Half of the time only the preferred items, when there are any: knights that
-        strengthen a region, expansions that attack one (RULES 5.3)."""
-        chosen = [i for i in items if preferred(i)]
-        return chosen if chosen and self.rng.random() < 0.5 else items
 
-    def treasure_for(self, pos: Position, player: str, amount: int) -> tuple[int, ...]:
-        """RULES 7.3: one Treasure card when ducats fall short, and sometimes anyway."""
-        holder = pos.players[player]
-        if amount == 0:
-            return ()
-        if amount <= holder.ducats and self.rng.random() >= TREASURE_CHANCE:
-            return ()
-        covering = [t for t in holder.treasure() if t + holder.ducats >= amount]
-        return (covering[0],) if covering else ()
+# --- politics (RULES 7) -------------------------------------------------------------------
 
-    # --- politics (RULES 7) -----------------------------------------------------------
 
-    def politics(self, pos: Position, player: str) -> Politics | None:
+class PoliticsTactic(Tactic):
+    def play(self, pos: Position, player: str) -> Politics | None:
         """A legal Alliance or Renegade from the hand, or None."""
         hand = pos.players[player].hand
         pairs = bordering_pairs(pos, player)
@@ -287,37 +364,58 @@ class RandomPlayer:
         self.rng.shuffle(pairs)
         for remove, place in pairs[:POLITICS_TRIES]:
             fees = rules.knight_fee(pos, remove) + rules.knight_fee(pos, place)
-            play = Renegade(remove, place, self.treasure_for(pos, player, fees))
-            try:
-                rules.check_renegade(pos, player, remove, place, play.treasure)
-            except IllegalMove:
-                continue
-            return play
+            play = Renegade(remove, place, treasure_for(self.rng, pos, player, fees))
+            if rules.politics_problem(pos, player, play) is None:
+                return play
         return None
 
-    def _end_alliance(self, pos: Position, player: str) -> Submission | None:
+    def end_alliance(self, pos: Position, player: str) -> EndAlliance | None:
         """RULES 7.1: now and then pay to end an alliance (legal at any time)."""
         mine = [key for key in sorted(pos.alliances)
                 if player in (pos.castles[key[0]], pos.castles[key[1]])]
         if not mine or self.rng.random() >= END_ALLIANCE_CHANCE:
             return None
         own, other = self.rng.choice(mine)
-        return EndAlliance(own, other, self.treasure_for(pos, player, rules.ALLIANCE_BREAK_FEE))
+        return EndAlliance(own, other,
+                           treasure_for(self.rng, pos, player, rules.ALLIANCE_BREAK_FEE))
 
 
-class GreedyPlayer(RandomPlayer):
-    """Like `RandomPlayer`, but walls, knights and expansions are scored by simulating
-    them and the one gaining the most power is chosen."""
+# --- the greedy player's tactics ------------------------------------------------------------
 
-    def _perform(self, state: GameState, player: str) -> Submission:
+
+class GreedyPerformTactic(PerformTactic):
+    """Walls and swords scored by the power they gain; never a pass when it could act."""
+
+    def wall_tactic(self) -> WallTactic:
+        return GreedyWallTactic(self.rng)
+
+    def propose(self, state: GameState, player: str) -> Submission:
         action = state.phase.action
         assert action is not None
         if action.startswith("W"):
-            return self.walls(state.pos, player, int(action[1:]))
+            return self.walls.propose(state.pos, player, int(action[1:]))
         if action.startswith("S"):
             return self.best_swords(state, player, int(action[1:]))
-        return super()._perform(state, player)
+        return super().propose(state, player)
 
+    def best_swords(self, state: GameState, player: str, swords: int) -> Submission:
+        candidates = {self.swords.propose(state.pos, player, swords)
+                      for _ in range(GREEDY_SWORDS)}
+        before = state.pos.players[player].power
+        best: tuple[int, int] | None = None
+        choice: Submission = Pass()
+        for move in sorted(candidates, key=repr):
+            if not is_legal(state, player, move):
+                continue
+            after, _ = apply(state, player, move)
+            knights = len(move.steps) if isinstance(move, Swords) else 0
+            score = (after.pos.players[player].power - before, knights)
+            if best is None or score > best:
+                best, choice = score, move
+        return choice
+
+
+class GreedyWallTactic(WallTactic):
     def pick_wall(self, pos: Position, player: str) -> Edge | None:
         """The wall whose placement (with its founding, RULES 6.1) gains the most;
         ties go to walls near an own castle that has no region yet."""
@@ -336,29 +434,13 @@ class GreedyPlayer(RandomPlayer):
 
         return max(sample, key=score)
 
-    def best_swords(self, state: GameState, player: str, swords: int) -> Submission:
-        candidates = {self.swords(state.pos, player, swords) for _ in range(GREEDY_SWORDS)}
-        before = state.pos.players[player].power
-        best: tuple[int, int] | None = None
-        choice: Submission = Pass()
-        for move in sorted(candidates, key=repr):
-            try:
-                after, _ = submit(state, player, move)
-            except IllegalMove:
-                continue
-            knights = len(move.steps) if isinstance(move, Swords) else 0
-            score = (after.pos.players[player].power - before, knights)
-            if best is None or score > best:
-                best, choice = score, move
-        return choice
-
 
 # --- helpers ------------------------------------------------------------------------
 
 
 def has_placement(pos: Position, colour: str) -> bool:
     """Whether `colour` could place a castle and a knight (RULES 2.3); stops at the first."""
-    return any(placement_problem(pos, colour, Place(castle, knight)) is None
+    return any(rules.placement_problem(pos, colour, Place(castle, knight)) is None
                for castle in pos.board.cells for knight in pos.board.neighbours(castle))
 
 

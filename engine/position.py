@@ -129,7 +129,8 @@ class Position:
 
     def _compute_areas(self) -> None:
         links = _links(self.board.width, self.board.height)
-        walls, area_of, areas = self.walls, {}, []
+        walls, area_of = self.walls, {}
+        areas: list[Area] = []
         for start in self.board.cells:
             if start in area_of:
                 continue

@@ -1,18 +1,28 @@
-"""What the pieces may do and what it scores (RULES 5, 6, 7).
+"""What the pieces may do and what it scores (RULES 2.3, 5, 6, 7, 8), on a `Position`.
 
-Every function here either raises `IllegalMove` before changing anything, or
-applies the whole change. Events are appended to `log` as plain dicts.
+One naming habit across the engine: `*_problem` returns the reason a thing is not
+allowed (a sentence a player can read) or None; `check_*` raises `IllegalMove`
+with that reason (and may return what it worked out on the way); `legal_*` lists
+what is allowed. What a submission may be in each phase of the game (on a whole
+`GameState`) is `engine.phase_rules`.
+
+Every function that changes the position either raises `IllegalMove` before
+changing anything, or applies the whole change. With `trusted=True` it skips its
+checks: for a move already checked against this same position (`engine.game.apply`).
+Events are appended to `log` as plain dicts (their shapes: `engine.events`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from engine.board import FOREST, HILL, PLAIN, TOWN, Cell, Edge, format_cell, make_edge
 from engine.errors import IllegalMove
+from engine.events import Log
+from engine.moves import Alliance, Expand, Place, Politics
 from engine.position import Area, Position, alliance_key, founding_points
 
-Log = list[dict]
+CASTLE_DISTANCE = 7  # RULES 2.3: at least 6 cells between, i.e. Manhattan distance ≥ 7
 FOREST_FEE = 5
 ALLIANCE_BREAK_FEE = 10
 MAX_REGIONS_FOR_WALLS = 3
@@ -26,6 +36,86 @@ def describe(pos: Position, cell: Cell) -> str:
     """`the red knight at F7`: how messages name a piece."""
     kind, colour = pos.piece_at(cell) or ("cell", "empty")
     return f"the {colour} {kind} at {at(cell)}"
+
+
+def problem_of(check: Callable[[], object]) -> str | None:
+    """The reason a `check_*` call raises, or None: a `*_problem` made of a check."""
+    try:
+        check()
+    except IllegalMove as exc:
+        return str(exc)
+    return None
+
+
+# --- placement (RULES 2.3) -------------------------------------------------------
+
+
+def placement_problem(pos: Position, colour: str, move: Place,
+                      distance: int | None = None) -> str | None:
+    """Why `move` may not place a castle and knight of `colour`, or None. `distance`
+    is `castle_distance(pos, colour)`, when the caller has it already."""
+    castle, knight = move.castle, move.knight
+    for cell, what in ((castle, "castle"), (knight, "knight")):
+        if not pos.board.on_board(cell):
+            return f"{format_cell(cell)} is not on the board"
+        if pos.board.terrain(cell) != PLAIN:
+            return f"the {what} must stand on a plain cell, and {format_cell(cell)} is not one"
+        if pos.piece_at(cell):
+            return f"{format_cell(cell)} is taken by {describe(pos, cell)}"
+    if abs(castle[0] - knight[0]) + abs(castle[1] - knight[1]) != 1:
+        return f"the knight at {format_cell(knight)} must be next to its castle"
+    need = castle_distance(pos, colour) if distance is None else distance
+    nearest = _nearest_castle(pos, colour, castle)
+    if nearest is not None and _distance(nearest, castle) < need:
+        return (f"{format_cell(castle)} is too close to the {colour} castle at "
+                f"{format_cell(nearest)}: same-colour castles need {need - 1} cells "
+                "between them")
+    return None
+
+
+def _distance(a: Cell, b: Cell) -> int:
+    return abs(a[0] - b[0]) + abs(a[1] - b[1])
+
+
+def _nearest_castle(pos: Position, colour: str, cell: Cell) -> Cell | None:
+    own = [c for c, owner in pos.castles.items() if owner == colour]
+    return min(own, key=lambda c: _distance(c, cell)) if own else None
+
+
+def castle_distance(pos: Position, colour: str) -> int:
+    """RULES 2.3 asks for 6 cells between same-colour castles. When no free cell is that
+    far (it happens, rarely, to the fourth castle of a 2-player game), the castle goes
+    as far from its colour's others as any free cell allows (docs/rules-decisions.md)."""
+    best = 0
+    for castle in _castle_cells(pos):
+        nearest = _nearest_castle(pos, colour, castle)
+        best = max(best, CASTLE_DISTANCE if nearest is None else _distance(nearest, castle))
+        if best >= CASTLE_DISTANCE:
+            return CASTLE_DISTANCE
+    return best
+
+
+def _castle_cells(pos: Position) -> list[Cell]:
+    """Free plain cells with a free plain neighbour: where a castle and its knight fit."""
+    def free_plain(c: Cell) -> bool:
+        return pos.board.terrain(c) == PLAIN and pos.piece_at(c) is None
+
+    return [c for c in pos.board.cells
+            if free_plain(c) and any(free_plain(n) for n in pos.board.neighbours(c))]
+
+
+def legal_placements(pos: Position, colour: str) -> list[Place]:
+    need = castle_distance(pos, colour)
+    return [Place(castle, knight) for castle in _castle_cells(pos)
+            for knight in pos.board.neighbours(castle)
+            if placement_problem(pos, colour, Place(castle, knight), need) is None]
+
+
+def place_castle(pos: Position, colour: str, move: Place) -> None:
+    """RULES 2.3: put a castle and its knight; the caller has checked the placement."""
+    pos.castles[move.castle], pos.knights[move.knight] = colour, colour
+    pos.knight_supply[colour] -= 1
+    pos.invalidate_areas()
 
 
 # --- power and money -----------------------------------------------------------
@@ -64,10 +154,16 @@ def check_payment(pos: Position, colour: str, amount: int, treasure: Sequence[in
     return ducats
 
 
+def payment_problem(pos: Position, colour: str, amount: int,
+                    treasure: Sequence[int]) -> str | None:
+    return problem_of(lambda: check_payment(pos, colour, amount, treasure))
+
+
 def pay(pos: Position, colour: str, amount: int, treasure: Sequence[int], log: Log,
-        reason: str) -> None:
+        reason: str, *, trusted: bool = False) -> None:
     """Pay the bank; every payment is public (RULES 1)."""
-    ducats = check_payment(pos, colour, amount, treasure)
+    ducats = max(0, amount - sum(treasure)) if trusted else \
+        check_payment(pos, colour, amount, treasure)
     player = pos.players[colour]
     player.ducats -= ducats
     for value in treasure:
@@ -124,8 +220,8 @@ def edge_problem(pos: Position, edge: Edge) -> str | None:
     the player's regions, which are the same for every edge)."""
     a, b = edge
     for one, other in ((a, b), (b, a)):
-        if one in pos.knights and pos.piece_at(other) and \
-                pos.piece_at(other)[1] == pos.knights[one]:  # type: ignore[index]
+        if one in pos.knights and (piece := pos.piece_at(other)) and \
+                piece[1] == pos.knights[one]:
             return f"a wall may not separate {describe(pos, one)} from {describe(pos, other)}"
     area = pos.area_at(a)
     if area.is_region and b in area.cells:
@@ -133,15 +229,21 @@ def edge_problem(pos: Position, edge: Edge) -> str | None:
     return None
 
 
-def place_wall(pos: Position, colour: str, edge: Edge, log: Log) -> None:
-    problem = wall_problem(pos, colour, edge)
-    if problem:
-        raise IllegalMove(problem)
+def place_wall(pos: Position, colour: str, edge: Edge, log: Log, *,
+               trusted: bool = False) -> None:
+    if not trusted:
+        check_wall(pos, colour, edge)
     pos.walls.add(edge)
     pos.wall_supply -= 1
     pos.invalidate_areas()
     log.append({"kind": "wall", "player": colour, "wall": [list(edge[0]), list(edge[1])]})
     settle(pos, log)
+
+
+def check_wall(pos: Position, colour: str, edge: Edge) -> None:
+    problem = wall_problem(pos, colour, edge)
+    if problem:
+        raise IllegalMove(problem)
 
 
 def may_place_walls(pos: Position, colour: str) -> bool:
@@ -189,11 +291,17 @@ def knight_fee(pos: Position, cell: Cell) -> int:
     return FOREST_FEE if pos.board.terrain(cell) == FOREST else 0
 
 
-def put_knight(pos: Position, colour: str, cell: Cell, log: Log) -> None:
-    """Place a knight whose fee the caller has settled."""
+def check_knight(pos: Position, colour: str, cell: Cell) -> None:
     problem = knight_problem(pos, colour, cell)
     if problem:
         raise IllegalMove(problem)
+
+
+def put_knight(pos: Position, colour: str, cell: Cell, log: Log, *,
+               trusted: bool = False) -> None:
+    """Place a knight whose fee the caller has settled."""
+    if not trusted:
+        check_knight(pos, colour, cell)
     pos.knights[cell] = colour
     pos.knight_supply[colour] -= 1
     log.append({"kind": "knight", "player": colour, "cell": list(cell),
@@ -282,9 +390,31 @@ def check_expansion(pos: Position, colour: str, castle: Cell | None,
     return region, grown
 
 
+def expansion_problem(pos: Position, colour: str, castle: Cell | None,
+                      cells: Sequence[Cell]) -> str | None:
+    return problem_of(lambda: check_expansion(pos, colour, castle, cells))
+
+
+def legal_expansions(pos: Position, player: str) -> list[Expand]:
+    """Every legal one-cell expansion (a two-cell one starts with one of these)."""
+    found = []
+    for region in pos.regions(player):
+        near = {n for c in region.cells for n, _ in pos.links(c) if n not in region.cells}
+        for cell in sorted(near, key=lambda c: (c[1], c[0])):
+            if expansion_problem(pos, player, region.castle, [cell]) is None:
+                found.append(Expand((cell,), region.castle))
+    return found
+
+
 def expand(pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell],
-           log: Log) -> None:
-    region, grown = check_expansion(pos, colour, castle, cells)
+           log: Log, *, trusted: bool = False) -> None:
+    if trusted:
+        region = expanding_region(pos, colour, castle, cells[0])
+        grown = set(region.cells)
+        for cell in cells:  # as `check_expansion` grows it: the walls' set order follows
+            grown.add(cell)
+    else:
+        region, grown = check_expansion(pos, colour, castle, cells)
     victims = {a.castle: a for c in cells if (a := pos.area_at(c)).is_region}
     inside, border = border_walls(pos, grown)
     pos.walls = (pos.walls - inside) | border
@@ -352,22 +482,33 @@ def check_alliance(pos: Position, colour: str, own: Cell, other: Cell) -> None:
         raise IllegalMove(f"the regions at {at(own)} and {at(other)} are already allied")
 
 
-def make_alliance(pos: Position, colour: str, own: Cell, other: Cell, log: Log) -> None:
+def make_alliance(pos: Position, colour: str, own: Cell, other: Cell, log: Log, *,
+                  trusted: bool = False) -> None:
     """RULES 7.1: the two regions (by their castles) may not expand into each other."""
-    check_alliance(pos, colour, own, other)
+    if not trusted:
+        check_alliance(pos, colour, own, other)
     pos.alliances.add(alliance_key(own, other))
     log.append({"kind": "alliance", "player": colour, "castles": [list(own), list(other)]})
 
 
+def alliance_end_problem(pos: Position, colour: str, own: Cell, other: Cell) -> str | None:
+    """Why `colour` may not end the alliance of `own` and `other` (the fee aside)."""
+    if alliance_key(own, other) not in pos.alliances:
+        return f"the regions at {at(own)} and {at(other)} are not allied"
+    if colour not in (pos.castles[own], pos.castles[other]):
+        return f"{colour} is not a party to the alliance of {at(own)} and {at(other)}"
+    return None
+
+
 def break_alliance(pos: Position, colour: str, own: Cell, other: Cell,
-                   treasure: Sequence[int], log: Log) -> None:
+                   treasure: Sequence[int], log: Log, *, trusted: bool = False) -> None:
     """RULES 7.1: either of the two players ends it by paying 10 ducats to the bank."""
     key = alliance_key(own, other)
-    if key not in pos.alliances:
-        raise IllegalMove(f"the regions at {at(own)} and {at(other)} are not allied")
-    if colour not in (pos.castles[own], pos.castles[other]):
-        raise IllegalMove(f"{colour} is not a party to the alliance of {at(own)} and {at(other)}")
-    pay(pos, colour, ALLIANCE_BREAK_FEE, treasure, log, "breaking an alliance")
+    problem = None if trusted else alliance_end_problem(pos, colour, own, other)
+    if problem:
+        raise IllegalMove(problem)
+    pay(pos, colour, ALLIANCE_BREAK_FEE, treasure, log, "breaking an alliance",
+        trusted=trusted)
     pos.alliances.discard(key)
     log.append({"kind": "alliance_broken", "player": colour,
                 "castles": [list(key[0]), list(key[1])]})
@@ -397,7 +538,8 @@ def is_only_link(pos: Position, cell: Cell) -> bool:
     return len(parts) > 1 and any(any(c in pos.knights for c in part) for part in parts)
 
 
-def renegade_problem_removal(pos: Position, colour: str, remove: Cell) -> Area:
+def check_renegade_removal(pos: Position, colour: str, remove: Cell) -> Area:
+    """RULES 7.2: the knight `colour` may remove, and the region it stands in."""
     owner = pos.knights.get(remove) if pos.board.on_board(remove) else None
     if owner is None:
         raise IllegalMove(f"there is no knight at {at(remove)}")
@@ -420,7 +562,7 @@ def check_renegade(pos: Position, colour: str, remove: Cell, place: Cell,
                    treasure: Sequence[int]) -> int:
     """Validate on a scratch copy; returns the fees (RULES 7.2)."""
     scratch = pos.copy()
-    victim = renegade_problem_removal(scratch, colour, remove)
+    victim = check_renegade_removal(scratch, colour, remove)
     owner = scratch.knights.pop(remove)
     scratch.knight_supply[owner] += 1
     problem = knight_problem(scratch, colour, place)
@@ -436,13 +578,41 @@ def check_renegade(pos: Position, colour: str, remove: Cell, place: Cell,
 
 
 def play_renegade(pos: Position, colour: str, remove: Cell, place: Cell,
-                  treasure: Sequence[int], log: Log) -> None:
-    fees = check_renegade(pos, colour, remove, place, treasure)
+                  treasure: Sequence[int], log: Log, *, trusted: bool = False) -> None:
+    fees = knight_fee(pos, remove) + knight_fee(pos, place) if trusted else \
+        check_renegade(pos, colour, remove, place, treasure)
     owner = pos.knights.pop(remove)
     pos.knight_supply[owner] += 1
     log.append({"kind": "renegade", "player": colour, "removed": list(remove), "owner": owner})
-    pay(pos, colour, fees, treasure, log, "renegade knights on forest")
-    put_knight(pos, colour, place, log)
+    pay(pos, colour, fees, treasure, log, "renegade knights on forest", trusted=trusted)
+    put_knight(pos, colour, place, log, trusted=trusted)
+
+
+def politics_card(play: Politics) -> str:
+    """The politics card a play is made with (RULES 7): 'alliance' or 'renegade'."""
+    return "alliance" if isinstance(play, Alliance) else "renegade"
+
+
+def check_politics(pos: Position, colour: str, play: Politics) -> None:
+    if isinstance(play, Alliance):
+        check_alliance(pos, colour, play.own, play.other)
+    else:
+        check_renegade(pos, colour, play.remove, play.place, play.treasure)
+
+
+def politics_problem(pos: Position, colour: str, play: Politics) -> str | None:
+    return problem_of(lambda: check_politics(pos, colour, play))
+
+
+def play_politics(pos: Position, colour: str, play: Politics, log: Log, *,
+                  trusted: bool = False) -> None:
+    """RULES 7: the card takes effect and leaves the hand (the caller discards it)."""
+    if isinstance(play, Alliance):
+        make_alliance(pos, colour, play.own, play.other, log, trusted=trusted)
+    else:
+        play_renegade(pos, colour, play.remove, play.place, play.treasure, log,
+                      trusted=trusted)
+    pos.players[colour].hand.remove(politics_card(play))
 
 
 # --- silver and the end (RULES 6.3, 8) -----------------------------------------------
@@ -454,6 +624,20 @@ def silver_mine(pos: Position, log: Log) -> None:
         hills = pos.hills_in_regions(colour)
         points = change_power(pos, colour, hills)
         log.append({"kind": "silver", "player": colour, "hills": hills, "points": points})
+
+
+def wealth(pos: Position, player: str) -> int:
+    """RULES 8: ducats with Treasure cards, for the tie-break."""
+    return pos.players[player].ducats + sum(pos.players[player].treasure())
+
+
+def winners(pos: Position, players: Sequence[str]) -> list[str]:
+    """RULES 8: the most power wins; ties are broken by wealth."""
+    def rank(p: str) -> tuple[int, int]:
+        return (pos.players[p].power, wealth(pos, p))
+
+    best = max(rank(p) for p in players)
+    return [p for p in players if rank(p) == best]
 
 
 def make_wall(a: Cell, b: Cell) -> Edge:

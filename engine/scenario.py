@@ -20,6 +20,7 @@ from typing import Any
 from engine import rules
 from engine.board import HILL, TERRAIN_NAMES, TOWN, Board, Cell, Edge, cell_order, make_edge
 from engine.errors import IllegalMove
+from engine.events import Log, new_log
 from engine.position import (
     COLOURS,
     KNIGHTS_PER_COLOUR,
@@ -39,7 +40,6 @@ TOP_KEYS = ("board", "players", "castles", "knights", "walls", "power", "ducats"
             "treasure", "alliances", "moves")
 PAYING_MOVES = ("knight", "renegade", "break_alliance")
 
-Log = list[dict[str, Any]]
 Apply = Callable[[Position, Log], None]
 
 
@@ -467,7 +467,7 @@ def format_zone(pos: Position, area: Area) -> dict[str, Any]:
             "towns": pos.board.count(TOWN, area.cells)}
 
 
-def format_state(pos: Position, events: Log) -> dict[str, Any]:
+def format_state(pos: Position, events: list[dict[str, Any]]) -> dict[str, Any]:
     zones = sorted((a for a in pos.areas if a.is_neutral_zone),
                    key=lambda a: cell_order(a.sorted_cells()[0]))
     return {
@@ -485,9 +485,10 @@ def format_state(pos: Position, events: Log) -> dict[str, Any]:
 
 def run(scenario: Scenario) -> tuple[int, dict[str, Any]]:
     """Play the moves in order; each on a copy, kept only if the whole move was legal."""
-    pos, events = scenario.position, []
+    pos = scenario.position
+    events: list[dict[str, Any]] = []
     for index, apply in enumerate(scenario.moves):
-        trial, log = pos.copy(), []
+        trial, log = pos.copy(), new_log()
         try:
             apply(trial, log)
         except IllegalMove as exc:

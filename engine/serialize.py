@@ -9,14 +9,78 @@ from __future__ import annotations
 import dataclasses
 import types
 import typing
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 from engine import moves
 from engine.board import Board
-from engine.game import GameState, Phase
-from engine.moves import Choice, Submission
+from engine.events import CellJson, EdgeJson
+from engine.moves import Bid, Choice, Decide, Submission
 from engine.position import Player, Position
 from engine.setup import Settings
+from engine.state import GameState, Phase
+
+EncodedMove = dict[str, Any]  # `encode` of a submission: {"type": "Walls", "walls": [...]}
+
+
+class SettingsJson(TypedDict):
+    players: list[str]
+    setup: str
+    decisions: str
+    money: str
+    seed: int
+    neutral: str | None
+    tiles: list[list[str | int]] | None  # [[tile, rotation], ...]
+    deck: dict[str, list[str]] | None  # pile name: cards
+
+
+class PhaseJson(TypedDict):
+    """`engine.state.Phase` as JSON."""
+
+    kind: str
+    waiting: list[str]
+    action: str | None
+    contenders: list[str]
+    offer: list[str | int] | None  # [offerer, ducats]
+    round: int
+    colour: str | None
+    pile: int | None
+
+
+class PlayerJson(TypedDict):
+    ducats: int
+    power: int
+    hand: list[str]
+
+
+class PositionJson(TypedDict):
+    board: list[str]
+    castles: list[list[int | str]]  # [x, y, colour]
+    knights: list[list[int | str]]
+    walls: list[EdgeJson]
+    wall_supply: int
+    knight_supply: dict[str, int]
+    players: dict[str, PlayerJson]
+    alliances: list[list[CellJson]]
+    founded: list[CellJson]
+
+
+class StateJson(TypedDict):
+    settings: SettingsJson
+    position: PositionJson
+    start: int
+    deck: list[str]
+    piles: list[list[str]]
+    phase: PhaseJson
+    turn: int
+    card: str | None
+    slot: int
+    placements: list[list[str]]
+    decisions: dict[str, list[EncodedMove]]
+    sealed: dict[str, EncodedMove]
+    discard: list[str]
+    winners: list[str]
+
 
 MOVE_TYPES: dict[str, type] = {
     cls.__name__: cls
@@ -75,21 +139,23 @@ def _decode_dataclass(data: Any, cls: type) -> Any:
     return cls(**{name: decode(data[name], hints[name]) for name in names if name in data})
 
 
-def move_to_json(move: Submission) -> dict:
-    return encode(move)
+def move_to_json(move: Submission) -> EncodedMove:
+    encoded: EncodedMove = encode(move)
+    return encoded
 
 
-def move_from_json(data: dict) -> Submission:
+def move_from_json(data: EncodedMove) -> Submission:
     cls = MOVE_TYPES.get(data.get("type", "")) if isinstance(data, dict) else None
     if cls is None:
         raise ValueError(f"not a submission: {data!r}")
-    return _decode_dataclass(data, cls)
+    move: Submission = _decode_dataclass(data, cls)
+    return move
 
 
 # --- settings and state ---------------------------------------------------------------
 
 
-def settings_to_json(s: Settings) -> dict:
+def settings_to_json(s: Settings) -> SettingsJson:
     return {
         "players": list(s.players), "setup": s.setup, "decisions": s.decisions,
         "money": s.money, "seed": s.seed, "neutral": s.neutral,
@@ -98,7 +164,7 @@ def settings_to_json(s: Settings) -> dict:
     }
 
 
-def settings_from_json(d: dict) -> Settings:
+def settings_from_json(d: Mapping[str, Any]) -> Settings:
     return Settings(
         players=tuple(d["players"]), setup=d.get("setup", "variable"),
         decisions=d.get("decisions", "sealed"), money=d.get("money", "hidden"),
@@ -112,7 +178,7 @@ def _cell(c: Any) -> tuple[int, int]:
     return (int(c[0]), int(c[1]))
 
 
-def position_to_json(pos: Position) -> dict:
+def position_to_json(pos: Position) -> PositionJson:
     return {
         "board": list(pos.board.rows),
         "castles": [[*c, colour] for c, colour in pos.castles.items()],
@@ -127,7 +193,7 @@ def position_to_json(pos: Position) -> dict:
     }
 
 
-def position_from_json(d: dict) -> Position:
+def position_from_json(d: Mapping[str, Any]) -> Position:
     return Position(
         board=Board(tuple(d["board"])),
         players={c: Player(p["ducats"], p["power"], list(p["hand"]))
@@ -142,17 +208,17 @@ def position_from_json(d: dict) -> Position:
     )
 
 
-def phase_to_json(p: Phase) -> dict:
-    data = dataclasses.asdict(p)
-    data["offer"] = list(p.offer) if p.offer else None
-    return data
+def phase_to_json(p: Phase) -> PhaseJson:
+    return {"kind": p.kind, "waiting": list(p.waiting), "action": p.action,
+            "contenders": list(p.contenders), "offer": list(p.offer) if p.offer else None,
+            "round": p.round, "colour": p.colour, "pile": p.pile}
 
 
-def phase_from_json(d: dict) -> Phase:
+def phase_from_json(d: Mapping[str, Any]) -> Phase:
     return Phase(**{**d, "offer": tuple(d["offer"]) if d.get("offer") else None})
 
 
-def state_to_json(state: GameState) -> dict:
+def state_to_json(state: GameState) -> StateJson:
     return {
         "settings": settings_to_json(state.settings),
         "position": position_to_json(state.pos),
@@ -166,7 +232,7 @@ def state_to_json(state: GameState) -> dict:
     }
 
 
-def state_from_json(d: dict) -> GameState:
+def state_from_json(d: Mapping[str, Any]) -> GameState:
     return GameState(
         settings=settings_from_json(d["settings"]),
         pos=position_from_json(d["position"]),
@@ -174,6 +240,13 @@ def state_from_json(d: dict) -> GameState:
         phase=phase_from_json(d["phase"]), turn=d["turn"], card=d["card"], slot=d["slot"],
         placements=[(p, c) for p, c in d["placements"]],
         decisions={p: decode(c, tuple[Choice, ...]) for p, c in d["decisions"].items()},
-        sealed={p: move_from_json(m) for p, m in d["sealed"].items()},  # type: ignore[misc]
+        sealed={p: _sealed_from_json(m) for p, m in d["sealed"].items()},
         discard=list(d["discard"]), winners=list(d["winners"]),
     )
+
+
+def _sealed_from_json(data: EncodedMove) -> Decide | Bid:
+    move = move_from_json(data)
+    if not isinstance(move, Decide | Bid):
+        raise ValueError(f"a sealed submission is a decision or a bid, not {data!r}")
+    return move

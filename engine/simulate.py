@@ -46,7 +46,7 @@ class Result:
     def power(self) -> dict[str, int]:
         return {p: self.state.pos.players[p].power for p in self.state.players}
 
-    def as_json(self) -> dict:
+    def as_json(self) -> dict[str, object]:
         return {"game": self.game, "seed": self.seed, "winners": self.state.winners,
                 "turns": self.turns, "power": self.power, "submissions": len(self.record)}
 
@@ -65,7 +65,8 @@ def play(settings: Settings, ai: str = "random", ai_seed: object = 0) -> tuple[G
     """Play one game to its end; every seat is a computer player of kind `ai`."""
     kind = PLAYERS[ai]
     seats = {p: kind(f"{ai_seed}/{i}") for i, p in enumerate(settings.players)}
-    state, record = new_game(settings), []
+    state = new_game(settings)
+    record: Record = []
     while not state.is_over:
         if len(record) >= MAX_SUBMISSIONS:
             raise GameDidNotEnd(f"seed {settings.seed}: {len(record)} submissions, no end")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import types
+import typing
+from typing import Any
+
 from engine.game import GameState, new_game, submit
 from engine.notation import parse_move
 from engine.setup import Settings
@@ -47,3 +51,50 @@ class Play:
     @property
     def order(self) -> list[str]:
         return self.state.order
+
+
+def assert_typed(value: object, hint: Any, where: str = "value") -> None:
+    """Check JSON-like `value` against a type hint at run time: TypedDicts (required
+    and optional keys, no others), lists, dicts, unions, Literals, str, int, None, Any.
+    For the typed contracts of engine/events.py and engine/view.py."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any or hint is object:
+        return
+    if hint is None or hint is type(None):
+        assert value is None, f"{where}: {value!r} is not None"
+    elif typing.is_typeddict(hint):
+        assert isinstance(value, dict), f"{where}: {value!r} is not an object"
+        keys = set(value)
+        missing = hint.__required_keys__ - keys
+        extra = keys - hint.__required_keys__ - hint.__optional_keys__
+        assert not missing, f"{where}: no {sorted(missing)} ({hint.__name__})"
+        assert not extra, f"{where}: {sorted(extra)} not in {hint.__name__}"
+        hints = typing.get_type_hints(hint)
+        for key, item in value.items():
+            assert_typed(item, hints[key], f"{where}.{key}")
+    elif origin in (typing.Union, types.UnionType):
+        failures = []
+        for option in args:
+            try:
+                assert_typed(value, option, where)
+            except AssertionError as exc:
+                failures.append(str(exc))
+            else:
+                return
+        raise AssertionError(f"{where}: {value!r} is none of {hint}: {failures}")
+    elif origin is typing.Literal:
+        assert value in args, f"{where}: {value!r} is not one of {args}"
+    elif origin is list:
+        assert isinstance(value, list), f"{where}: {value!r} is not a list"
+        for i, item in enumerate(value):
+            assert_typed(item, args[0], f"{where}[{i}]")
+    elif origin is dict:
+        assert isinstance(value, dict), f"{where}: {value!r} is not an object"
+        for key, item in value.items():
+            assert_typed(key, args[0], f"{where} key")
+            assert_typed(item, args[1], f"{where}[{key!r}]")
+    elif hint is int:
+        assert isinstance(value, int) and not isinstance(value, bool), \
+            f"{where}: {value!r} is not a whole number"
+    else:
+        assert isinstance(value, hint), f"{where}: {value!r} is not a {hint}"

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from engine import rules
-from engine.ai import PLAYERS
+from engine.ai import PLAYERS, RandomPlayer
 from engine.board import FOREST, PLAIN, Edge
 from engine.errors import IllegalMove
-from engine.game import GameState, default_move, new_game, replay, submit
+from engine.game import GameState, apply, check, default_move, new_game, replay, submit
 from engine.moves import (
     POLITICS_CARDS,
     Accept,
@@ -44,6 +44,7 @@ from engine.moves import (
     Walls,
 )
 from engine.position import COLOURS, KNIGHTS_PER_COLOUR, WALLS_IN_GAME, alliance_key
+from engine.serialize import state_to_json
 from engine.setup import DECISION_MODES, SETUPS, Settings
 from engine.simulate import Record, play
 
@@ -246,6 +247,69 @@ def check_rejections(state: GameState, rng: random.Random) -> None:
         with pytest.raises(IllegalMove):
             submit(state, player, move)
         assert state == before, f"refusing {move!r} from {player} changed the state"
+
+
+# --- check, then apply (RULES 9) -----------------------------------------------------------
+
+
+def candidates(state: GameState, rng: random.Random,
+               prober: RandomPlayer) -> list[tuple[str, Submission]]:
+    """Legal and illegal submissions alike: a random player's proposals for every
+    awaited player (refused now and then: several walls or knights in a row, politics
+    no longer playable, ...), the refusals of `illegal_submissions`, ends of every
+    alliance by every player, and a player not in the game."""
+    found = illegal_submissions(state, rng)
+    if not state.is_over:
+        found += [(p, prober.propose(state, p)) for p in state.phase.waiting for _ in range(3)]
+    for own, other in sorted(state.pos.alliances):
+        found += [(p, EndAlliance(own, other, treasure)) for p in state.players
+                  for treasure in ((), (10,))]
+    found.append(("nobody", Pass()))
+    return found
+
+
+def refusal(attempt: Callable[[], object]) -> str | None:
+    try:
+        attempt()
+    except IllegalMove as exc:
+        return str(exc)
+    return None
+
+
+def check_agrees_with_submit(state: GameState, player: str, move: Submission,
+                             before: GameState) -> bool:
+    """`check` refuses exactly what `submit` refuses, with the same sentence, and
+    changes nothing (`before` is a deep copy of `state`); after it, `apply` gives what
+    `submit` gives. True if the move is legal."""
+    submitted: list[tuple[GameState, Log]] = []
+    expected = refusal(lambda: submitted.append(submit(state, player, move)))
+    assert refusal(lambda: check(state, player, move)) == expected, \
+        f"check and submit disagree on {move!r} from {player}"
+    assert state == before, f"checking {move!r} from {player} changed the state"
+    if expected is not None:
+        return False
+    after, log = apply(state, player, move)
+    assert state == before, f"applying {move!r} from {player} changed the state"
+    assert state_to_json(after) == state_to_json(submitted[0][0])
+    assert log == submitted[0][1]
+    return True
+
+
+@games(10)
+@given(game=game_settings(), ai_seed=SEEDS)
+def test_check_then_apply_is_submit(game: Settings, ai_seed: int) -> None:
+    """`engine.game.check` raises exactly when `submit` does, with the same message;
+    `apply` after it gives the state (as JSON) and the events `submit` gives."""
+    rng, prober = random.Random(ai_seed), RandomPlayer(f"probe/{ai_seed}")
+    counts = Counter[bool]()
+
+    def compare(_: GameState | None, state: GameState, __: Log) -> None:
+        before = copy.deepcopy(state)
+        for player, move in candidates(state, rng, prober):
+            counts[check_agrees_with_submit(state, player, move, before)] += 1
+
+    play_checked(game, ai_seed, compare)
+    assert counts[True] and counts[False]
 
 
 # --- the tests ----------------------------------------------------------------------------

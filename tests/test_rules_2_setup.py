@@ -97,7 +97,7 @@ def test_rules_2_3_placement_rounds_start_with_the_start_player(players, own, ne
 
 def test_rules_2_3_a_whole_placement_ends_in_the_first_decision():
     play = Play(new_game(Settings(players=("red", "ochre"), seed=5)))
-    from engine.game import legal_placements
+    from engine.rules import legal_placements
     while play.state.phase.kind == "placement":
         player, colour = play.state.placements[0]
         move = legal_placements(play.state.pos, colour)[0]

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine.game import winners
 from engine.position import Player, Position
+from engine.rules import winners
 from tests.engine_helpers import Play, game
 
 
