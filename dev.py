@@ -177,6 +177,7 @@ def cmd_test(extra: list[str]) -> None:
     os.environ.setdefault("REDIS_URL", TEST_REDIS_URL)
     run(str(BIN / "ruff"), "check", ".")
     run(str(BIN / "lint-imports"))  # the import contract in pyproject.toml
+    run(str(BIN / "mypy"))  # the types, as [tool.mypy] in pyproject.toml says
     run(str(PYTHON), "-m", "pytest", *extra)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.board import column_name
 from engine.notation import format_cell, format_edge
+from engine.view import Ask, RegionView, View, ZoneView
 
 CELL = 40  # pixels per cell
 MARGIN = 22  # room for the coordinates on the top and left rim
@@ -45,7 +46,7 @@ _DEFS = """<defs>
 </defs>"""
 
 
-def render_board(v: dict[str, Any], interactive: bool = False,
+def render_board(v: View, interactive: bool = False,
                  element_id: str | None = None) -> str:
     """The board of view `v` as one `<svg>` element, with the DOM id `element_id`."""
     rows: list[str] = v["board"]
@@ -61,8 +62,8 @@ def render_board(v: dict[str, Any], interactive: bool = False,
     parts += _pieces(v.get("castles", []), "castle")
     parts += _pieces(v.get("knights", []), "knight")
     if interactive:
-        parts += _cell_targets(rows, _legal_cells(v.get("ask") or {}))
-        parts += _edge_targets(width, height, _legal_edges(v.get("ask") or {}))
+        parts += _cell_targets(rows, _legal_cells(v.get("ask")))
+        parts += _edge_targets(width, height, _legal_edges(v.get("ask")))
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -122,7 +123,7 @@ def _terrain(rows: list[str]) -> Iterator[str]:
                        f'width="{CELL}" height="{CELL}"/>')
 
 
-def _regions(regions: list[dict[str, Any]]) -> Iterator[str]:
+def _regions(regions: list[RegionView]) -> Iterator[str]:
     for region in regions:
         fill, owner = _colour(region.get("owner", "")), escape(str(region.get("owner", "")))
         for cell in region["cells"]:
@@ -131,7 +132,7 @@ def _regions(regions: list[dict[str, Any]]) -> Iterator[str]:
                    f'width="{CELL}" height="{CELL}" fill="{fill}" fill-opacity="0.3"/>')
 
 
-def _neutral_zones(zones: list[dict[str, Any]]) -> Iterator[str]:
+def _neutral_zones(zones: list[ZoneView]) -> Iterator[str]:
     for zone in zones:
         for cell in zone["cells"]:
             x, y = _cell(cell)
@@ -163,7 +164,7 @@ def _coordinates(width: int, height: int) -> Iterator[str]:
                f'{_COORD_STYLE} text-anchor="end">{y + 1}</text>')
 
 
-def _alliances(alliances: list[list[list[int]]], regions: list[dict[str, Any]]) -> Iterator[str]:
+def _alliances(alliances: list[list[list[int]]], regions: list[RegionView]) -> Iterator[str]:
     """A ring on a border edge of the two allied regions, or a dashed line between their
     castles when they no longer touch."""
     cells_of = {_cell(r["castle"]): {_cell(c) for c in r["cells"]} for r in regions}
@@ -212,14 +213,18 @@ def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
 # --- click targets ------------------------------------------------------------------------
 
 
-def _legal_cells(ask: dict[str, Any]) -> set[Cell]:
+def _legal_cells(ask: Ask | None) -> set[Cell]:
     found: set[Cell] = set()
-    for key in ("knights", "expansions", "castles"):
-        found.update(_cell(c) for c in ask.get(key) or ())
+    if not ask:
+        return found
+    for cells in (ask.get("knights"), ask.get("expansions"), ask.get("castles")):
+        found.update(_cell(c) for c in cells or ())
     return found
 
 
-def _legal_edges(ask: dict[str, Any]) -> set[frozenset[Cell]]:
+def _legal_edges(ask: Ask | None) -> set[frozenset[Cell]]:
+    if not ask:
+        return set()
     return {frozenset((_cell(a), _cell(b))) for a, b in ask.get("edges") or ()}
 
 

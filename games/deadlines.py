@@ -18,7 +18,7 @@ Decisions:
 - Missed deadlines in a row: counted at a deadline for every awaited person without a
   submission (and a stand-in takes the seat at the game's limit; 0 means never); reset
   to 0 at a deadline for those who did submit, by taking the seat back, and by any
-  submission a person makes (`services.submit_text`).
+  submission a person makes (`services.submit`).
 - Away means `away_until` is set and in the future, and `away_from` is unset or past.
 """
 
@@ -150,7 +150,7 @@ def _extend_for_absence(game: Game, away: list[Seat]) -> None:
     """The deadline moves to a whole phase's time after the last awaited person is back."""
     if game.paused:
         return
-    back = max(seat.user.notifications.away_until for seat in away)
+    back = max(_away_until(seat) for seat in away)
     target = back + timedelta(hours=game.deadline_hours)
     if game.deadline is not None and game.deadline >= target:
         return
@@ -158,6 +158,14 @@ def _extend_for_absence(game: Game, away: list[Seat]) -> None:
     game.save(update_fields=["deadline"])
     _note(game, "deadline_extended", players=[s.colour for s in away], reason="away",
           deadline=target.isoformat())
+
+
+def _away_until(seat: Seat) -> datetime:
+    """When the person of a seat in `away` (`_settle_absence`: a user, away now) is back."""
+    assert seat.user is not None
+    until = seat.user.notifications.away_until
+    assert until is not None  # `away_q`: away_until > now
+    return until
 
 
 # --- deadlines -----------------------------------------------------------------------------

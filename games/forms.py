@@ -7,6 +7,7 @@ be created or joined is decided again by `games.services` under the game's lock.
 from __future__ import annotations
 
 import zoneinfo
+from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
@@ -17,6 +18,7 @@ from django import forms
 from django.conf import settings
 from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
+from django.db import models
 
 from games.models import COLOUR_CHOICES, Game, Profile
 
@@ -34,6 +36,13 @@ def time_zone_field() -> forms.ChoiceField:
         help_text="Every deadline is shown in this time zone.",
         error_messages={"invalid_choice": "%(value)s is not a time zone; choose one from "
                                           "the list, e.g. Europe/Berlin."})
+
+
+def game_choices(field_name: str) -> Sequence[tuple[Any, Any]]:
+    """The choices of one of `Game`'s fields (every field asked for has them)."""
+    field = Game._meta.get_field(field_name)
+    assert isinstance(field, models.Field) and field.choices is not None, field_name
+    return field.choices
 
 
 COLOUR_ERRORS = {"invalid_choice": "%(value)s is not a colour; choose red, ochre, lilac or grey."}
@@ -123,15 +132,15 @@ class CreateGameForm(forms.Form):
         label="Players", coerce=int, initial=3, choices=[(n, n) for n in (2, 3, 4)],
         error_messages={"invalid_choice": "A game has 2, 3 or 4 players."})
     setup = forms.ChoiceField(
-        choices=Game._meta.get_field("setup").choices, initial="variable",
+        choices=game_choices("setup"), initial="variable",
         widget=forms.RadioSelect,
         help_text="Basic: the board of the rules' first game (3 or 4 players).")
     decisions = forms.ChoiceField(
-        choices=Game._meta.get_field("decisions").choices, initial="sealed",
+        choices=game_choices("decisions"), initial="sealed",
         widget=forms.RadioSelect,
         help_text="Sealed: everyone decides at once, revealed together.")
     money = forms.ChoiceField(
-        choices=Game._meta.get_field("money").choices, initial="hidden",
+        choices=game_choices("money"), initial="hidden",
         widget=forms.RadioSelect)
     deadline_hours = forms.IntegerField(
         label="Phase deadline (hours)", min_value=1, max_value=MAX_DEADLINE_HOURS,
@@ -158,6 +167,7 @@ class CreateGameForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # `Form.clean` returns `cleaned_data`
         count, computers = data.get("player_count"), data.get("computer_colours") or []
         if data.get("setup") == "basic" and count == 2:
             self.add_error("setup", "The basic setup is for 3 or 4 players; "
@@ -179,5 +189,7 @@ class JoinForm(forms.Form):
 
     def __init__(self, game: Game, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["colour"].choices = [
+        colour = self.fields["colour"]
+        assert isinstance(colour, forms.ChoiceField)
+        colour.choices = [
             (c, c.title()) for c in game.free_colours()]

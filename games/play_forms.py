@@ -9,6 +9,7 @@ from the viewer's own view of the game.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from django import forms
@@ -38,7 +39,7 @@ from engine.moves import (
 from engine.notation import format_cell, format_move, parse_cell, parse_edge
 from games.event_text import action_text, card_name
 
-View = dict[str, Any]
+View = Mapping[str, Any]  # the engine's view (engine.view.View), read by key
 CARD_NUMBERS = (1, 2, 3)
 
 
@@ -131,6 +132,12 @@ class PlayForm(forms.Form):
     def button_label(self) -> str:
         return self.button
 
+    def choice_field(self, name: str) -> forms.ChoiceField:
+        """A field whose choices come from the view (declared as a ChoiceField)."""
+        field = self.fields[name]
+        assert isinstance(field, forms.ChoiceField), name
+        return field
+
     @property
     def ask(self) -> dict[str, Any]:
         return self.view.get("ask") or {}
@@ -177,7 +184,7 @@ class DecisionForm(PlayForm):
     def setup(self) -> None:
         card = (self.view.get("card") or "").split()
         if len(card) == 3:
-            self.fields["cards"].choices = [(n, f"{n}: {action_text(card[n - 1])}")
+            self.choice_field("cards").choices = [(n, f"{n}: {action_text(card[n - 1])}")
                                             for n in CARD_NUMBERS]
         count = self.ask.get("cards", 1)
         self.fields["cards"].help_text = f"Choose {count} card{'s' if count > 1 else ''}."
@@ -186,7 +193,7 @@ class DecisionForm(PlayForm):
             for name in ("politics", "politics_with", "first", "second"):
                 del self.fields[name]
             return
-        self.fields["politics"].choices = [("", "none"), *[(c, c.title()) for c in held]]
+        self.choice_field("politics").choices = [("", "none"), *[(c, c.title()) for c in held]]
 
     def clean_cards(self) -> list[int]:
         cards = self.cleaned_data["cards"]
@@ -214,7 +221,9 @@ class DecisionForm(PlayForm):
 
     def _politics(self) -> Alliance | Renegade | None:
         kind = self.cleaned_data.get("politics")
-        first, second = self.cleaned_data.get("first"), self.cleaned_data.get("second")
+        # clean() made both cells whenever a politics card is played
+        first: Cell = self.cleaned_data.get("first") or (0, 0)
+        second: Cell = self.cleaned_data.get("second") or (0, 0)
         if kind == "alliance":
             return Alliance(first, second)
         if kind == "renegade":
@@ -321,7 +330,7 @@ class PileForm(PlayForm):
 
     def setup(self) -> None:
         sizes = self.ask.get("piles") or self.view.get("politics_piles") or [0, 0]
-        self.fields["pile"].choices = [(n, f"Pile {n} ({_plural_cards(size)})")
+        self.choice_field("pile").choices = [(n, f"Pile {n} ({_plural_cards(size)})")
                                        for n, size in enumerate(sizes, start=1)]
 
     def submission(self) -> Submission:
@@ -334,7 +343,7 @@ class TakeForm(PlayForm):
 
     def setup(self) -> None:
         cards = sorted(set(self.view.get("pile_cards") or []))
-        self.fields["card"].choices = [(c, card_name(c)) for c in cards]
+        self.choice_field("card").choices = [(c, card_name(c)) for c in cards]
 
     def submission(self) -> Submission:
         return TakeCard(self.cleaned_data["card"])
@@ -355,7 +364,7 @@ class EndAllianceForm(PlayForm):
     alliance = forms.ChoiceField(label="Alliance", choices=[])
 
     def setup(self) -> None:
-        self.fields["alliance"].choices = [
+        self.choice_field("alliance").choices = [
             (f"{format_cell(own)} {format_cell(other)}",
              f"your region at {format_cell(own)} with {format_cell(other)}")
             for own, other in own_alliances(self.view)]

@@ -20,12 +20,10 @@ from functools import cached_property
 from typing import Any
 
 from engine.game import GameState
-from engine.view import view
+from engine.view import View, view
 from games.event_text import describe
 from games.models import Event, Game, PendingSubmission, Seat
 from games.words import Names, action_text, choices_text, name_of, phase_text
-
-View = dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -128,7 +126,9 @@ class Presentation:
 
     def decisions(self) -> list[DecisionLine]:
         """This turn's revealed decisions, with the actions they chose."""
-        v = self.view or {}
+        v = self.view
+        if v is None:
+            return []
         card = (v.get("card") or "").split()
         lines = []
         for colour, choices in v.get("decisions", {}).items():

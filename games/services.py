@@ -12,8 +12,11 @@ tasks that call it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
+from typing import Literal, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -22,13 +25,15 @@ from django.utils import timezone
 
 from engine import game as engine
 from engine.ai import RandomPlayer
-from engine.errors import IllegalMove, NotationError
+from engine.errors import IllegalMove
+from engine.events import Event
 from engine.moves import EndAlliance, Submission
-from engine.notation import format_move, parse_move
+from engine.notation import format_move
 from engine.position import COLOURS
 from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
-from games.models import Event, Game, PendingSubmission, RecordEntry, Seat, Snapshot
+from games.models import Event as EventRow
+from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot
 
 MAX_DEADLINE_HOURS = 720
 
@@ -46,8 +51,12 @@ class GameError(ValueError):
 class Outcome:
     """What became of a submission: stored (waiting for others) or being applied."""
 
-    text: str
+    move: Submission
     ready: bool
+
+    @property
+    def text(self) -> str:
+        return format_move(self.move)
 
 
 # --- lobby ---------------------------------------------------------------------------
@@ -128,10 +137,10 @@ def seat_of(game: Game, user: User) -> Seat:
     return seat
 
 
-def submit_text(game_id: int, seat_id: int, text: str) -> Outcome:
-    """Parse, validate with the engine and store a submission; nothing changes if it is
-    refused (NotationError, IllegalMove or GameError carry the sentence to show)."""
-    move = parse_move(text)
+def submit(game_id: int, seat_id: int, move: Submission) -> Outcome:
+    """A person's own move (parsed where it came in: a form, the notation field, an
+    email). Checked by the engine and stored; nothing changes if it is refused
+    (IllegalMove or GameError carry the sentence to show)."""
     outcome = submit_move(game_id, seat_id, move)
     # A person who answers is no longer missing deadlines in a row (deadline defaults go
     # through submit_move, so they keep counting).
@@ -140,6 +149,7 @@ def submit_text(game_id: int, seat_id: int, text: str) -> Outcome:
 
 
 def submit_move(game_id: int, seat_id: int, move: Submission) -> Outcome:
+    """Check a submission once, against the state it is made in, and store it."""
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         seat = game.seats.get(pk=seat_id)
@@ -148,9 +158,10 @@ def submit_move(game_id: int, seat_id: int, move: Submission) -> Outcome:
         state = game.engine_state
         if isinstance(move, EndAlliance):  # RULES 7.1: at any time, applied at once
             new, log = engine.submit(state, seat.colour, move)
-            _store(game, new, log, records=[(seat.colour, move)], new_phase=False)
-            return Outcome(format_move(move), ready=True)
-        engine.submit(state, seat.colour, move)  # validation only; raises IllegalMove
+            _store(game, new, [*log, *_recheck_pending(game, new)],
+                   records=[(seat.colour, move)], new_phase=False)
+            return Outcome(move, ready=True)
+        engine.check(state, seat.colour, move)  # raises IllegalMove
         PendingSubmission.objects.update_or_create(
             seat=seat, phase_number=game.phase_number,
             defaults={"game": game, "move": move_to_json(move), "text": format_move(move)})
@@ -158,7 +169,21 @@ def submit_move(game_id: int, seat_id: int, move: Submission) -> Outcome:
         if ready:
             number = game.phase_number
             transaction.on_commit(lambda: _dispatch_resolve(game_id, number))
-    return Outcome(format_move(move), ready=ready)
+    return Outcome(move, ready=ready)
+
+
+def _recheck_pending(game: Game, state: engine.GameState) -> SiteLog:
+    """Keep true that every stored submission is legal in the current state (which
+    `resolve` trusts): ending an alliance changed the state within the phase, so a
+    stored submission it made illegal is dropped, and its player told why."""
+    log: SiteLog = []
+    for item in game.pending.filter(phase_number=game.phase_number).select_related("seat"):
+        try:
+            engine.check(state, item.seat.colour, move_from_json(item.move))
+        except IllegalMove as exc:
+            log.append(_refused(item, exc, state.turn))
+            item.delete()
+    return log
 
 
 def _is_ready(game: Game, state: engine.GameState) -> bool:
@@ -195,30 +220,54 @@ def resolve(game_id: int, phase_number: int) -> bool:
     return True
 
 
-def _apply_pending(state: engine.GameState, pending: list[PendingSubmission]):
-    """Sealed phases in seat order; others in the order submitted. A submission that no
-    longer fits (another was applied first) is dropped with a private event."""
-    if engine.is_simultaneous(state):
+class Refused(TypedDict):
+    """The site's own event: a stored submission that no longer fits, told its player."""
+
+    kind: Literal["refused"]
+    to: str
+    move: str
+    reason: str
+    turn: int
+
+
+SiteLog = list[Event | Refused]
+
+
+def _refused(item: PendingSubmission, exc: IllegalMove, turn: int) -> Refused:
+    return {"kind": "refused", "to": item.seat.colour, "move": item.text, "reason": str(exc),
+            "turn": turn}
+
+
+def _apply_pending(state: engine.GameState, pending: list[PendingSubmission]
+                   ) -> tuple[engine.GameState, SiteLog, list[tuple[str, Submission]]]:
+    """Sealed phases in seat order; others in the order submitted. Every submission was
+    checked against this state when it was stored (`submit_move`, `_recheck_pending`), so
+    it is applied as a trusted step; in a sealed phase one player's choice does not change
+    what another may choose. Where a first submission changed the state (a phase that is
+    not sealed), a later one is checked again, and dropped with a private event if it no
+    longer fits."""
+    sealed = engine.is_simultaneous(state)
+    if sealed:
         rank = {c: i for i, c in enumerate(state.players)}
         pending.sort(key=lambda p: rank[p.seat.colour])
-    log: list[dict] = []
+    log: SiteLog = []
     records: list[tuple[str, Submission]] = []
     for item in pending:
         colour, move = item.seat.colour, move_from_json(item.move)
         if colour not in state.waiting:
             continue
+        step = engine.apply if sealed or not records else engine.submit
         try:
-            state, events = engine.submit(state, colour, move)
+            state, events = step(state, colour, move)
         except IllegalMove as exc:
-            log.append({"kind": "refused", "to": colour, "move": item.text, "reason": str(exc),
-                        "turn": state.turn})
+            log.append(_refused(item, exc, state.turn))
             continue
         log.extend(events)
         records.append((colour, move))
     return state, log, records
 
 
-def _store(game: Game, state: engine.GameState, log: list[dict],
+def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
            records: list[tuple[str, Submission]], new_phase: bool = True) -> None:
     """Save the new state with its record, events and snapshot; schedule what follows."""
     start = game.record.count() if records else 0
@@ -247,12 +296,12 @@ def _store(game: Game, state: engine.GameState, log: list[dict],
         transaction.on_commit(lambda: _dispatch_notify(game.pk, number))
 
 
-def _save_events(game: Game, log: list[dict]) -> None:
+def _save_events(game: Game, log: Sequence[Event | Refused]) -> None:
     start = game.events.count()
-    Event.objects.bulk_create(
-        Event(game=game, index=start + i, phase_number=game.phase_number,
-              turn=e.get("turn", game.turn), kind=e["kind"],
-              data={k: v for k, v in e.items() if k != "to"}, to_colour=e.get("to") or "")
+    EventRow.objects.bulk_create(
+        EventRow(game=game, index=start + i, phase_number=game.phase_number,
+                 turn=e.get("turn", game.turn), kind=e["kind"],
+                 data={k: v for k, v in e.items() if k != "to"}, to_colour=str(e.get("to") or ""))
         for i, e in enumerate(log))
 
 
@@ -266,9 +315,8 @@ def _schedule_computers(game: Game, state: engine.GameState) -> None:
     number = game.phase_number
     for colour in state.waiting:
         if colour in computers:
-            seat_id = computers[colour]
             transaction.on_commit(
-                lambda seat_id=seat_id: _dispatch_computer(game.pk, number, seat_id))
+                partial(_dispatch_computer, game.pk, number, computers[colour]))
 
 
 def _dispatch_computer(game_id: int, phase_number: int, seat_id: int) -> None:
@@ -297,4 +345,4 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     return True
 
 
-__all__ = ["GameError", "IllegalMove", "NotationError", "Outcome"]
+__all__ = ["GameError", "IllegalMove", "Outcome"]

@@ -4,10 +4,11 @@ plurals, the phase in a sentence. Only wording: what to say comes from the engin
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from engine.notation import format_cell, format_edge
+from engine.view import PhaseView
 
 Names = dict[str, str]
 
@@ -73,6 +74,13 @@ def edge(value: Any) -> str:
     return format_edge(((int(a[0]), int(a[1])), (int(b[0]), int(b[1]))))
 
 
+def offer_parts(offer: Sequence[str | int]) -> tuple[str, int]:
+    """A standing offer as the view holds it, `[offerer, ducats]`: its two parts."""
+    offerer, ducats = offer
+    assert isinstance(offerer, str) and isinstance(ducats, int), offer
+    return offerer, ducats
+
+
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
@@ -87,7 +95,7 @@ def sentence(reason: object) -> str:
 # --- the phase, for the page's heading ---------------------------------------------------------
 
 
-def phase_text(phase: dict[str, Any], names: Names) -> str:
+def phase_text(phase: PhaseView, names: Names) -> str:
     """What the game waits for now, as the view's `phase` says: one short sentence."""
     kind, action = phase.get("kind"), action_text(phase.get("action") or "")
     waiting = names_list(phase.get("waiting") or (), names)
@@ -99,8 +107,9 @@ def phase_text(phase: dict[str, Any], names: Names) -> str:
     if kind == "negotiation":
         offer = phase.get("offer")
         if offer:
+            offerer, ducats = offer_parts(offer)
             return (f"{contenders} negotiate over {action}. "
-                    f"{name_of(offer[0], names)} offers {plural(offer[1], 'ducat')}.")
+                    f"{name_of(offerer, names)} offers {plural(ducats, 'ducat')}.")
         return f"{contenders} negotiate over {action}."
     if kind == "duel":
         again = " again (after a tie)" if (phase.get("round") or 1) > 1 else ""

@@ -23,13 +23,23 @@ from django.utils.timesince import timeuntil
 from engine.game import is_simultaneous
 from engine.notation import format_move
 from engine.serialize import move_from_json
+from engine.view import Ask, PhaseView, View
 from games.mail import outbox, tokens
 from games.mail.textboard import board_text
 from games.models import Game, OutgoingEmail, Seat
 from games.presenter import EventLine, present
-from games.words import action_text, card_name, card_text, cell, edge, name_of, phase_text, plural
+from games.words import (
+    action_text,
+    card_name,
+    card_text,
+    cell,
+    edge,
+    name_of,
+    offer_parts,
+    phase_text,
+    plural,
+)
 
-View = dict[str, Any]
 Names = dict[str, str]
 
 TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by itself
@@ -150,7 +160,7 @@ def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
 def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
     """Subject (one line), plain text and HTML of an email of this kind."""
     subject = " ".join(render_to_string(f"emails/{kind}-subject.txt", context).split())
-    text = render_to_string(f"emails/{kind}-body.txt", context)
+    text: str = render_to_string(f"emails/{kind}-body.txt", context)
     text = re.sub(r"\n[ \t]*(\n[ \t]*)+\n", "\n\n", text).strip() + "\n"  # the tags' blank lines
     return subject, text, render_to_string(f"emails/{kind}-body.html", context)
 
@@ -245,7 +255,7 @@ def deadline_text(game: Game, user: User | None) -> str:
     return f"{dateformat.format(local, 'D j M Y, H:i T')} ({zone.key})"
 
 
-def phase_label(phase: dict[str, Any]) -> str:
+def phase_label(phase: PhaseView) -> str:
     """'decision', 'duel for 2 walls', 'perform 1 sword'."""
     kind, action = phase.get("kind") or "", phase.get("action") or ""
     if kind in ("negotiation", "duel") and action:
@@ -256,7 +266,9 @@ def phase_label(phase: dict[str, Any]) -> str:
 
 
 def hand(v: View) -> dict[str, Any]:
-    me = v["players"][v["viewer"]]
+    viewer = v["viewer"]
+    assert viewer is not None, "a hand is shown only to its player"
+    me = v["players"][viewer]
     return {"ducats": me.get("ducats"), "cards": [card_name(c) for c in me.get("hand", [])],
             "knights": me.get("knights_in_supply"), "walls": v.get("wall_supply")}
 
@@ -307,7 +319,7 @@ def asked(v: View, names: Names) -> list[str]:
     return [phase_text(v["phase"], names)]
 
 
-def _asked_decision(v: View, ask: dict[str, Any]) -> list[str]:
+def _asked_decision(v: View, ask: Ask) -> list[str]:
     count = ask["cards"]
     lines = [f"Choose {plural(count, 'decision card')} (1, 2 or 3) for the action card "
              f"{v.get('card')}: {card_text(v.get('card'))}."]
@@ -317,17 +329,18 @@ def _asked_decision(v: View, ask: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _asked_negotiation(v: View, ask: dict[str, Any], action: str, names: Names) -> list[str]:
+def _asked_negotiation(v: View, ask: Ask, action: str, names: Names) -> list[str]:
     offer = ask.get("offer")
     if offer and offer[0] != v["viewer"]:
-        return [f"{name_of(offer[0], names)} offers you {plural(offer[1], 'ducat')} to perform "
+        offerer, ducats = offer_parts(offer)
+        return [f"{name_of(offerer, names)} offers you {plural(ducats, 'ducat')} to perform "
                 f"{action} alone. Accept, offer more (you have {ask['max_offer']} ducats), "
                 "or break off for a duel."]
     return [f"Negotiate over {action}: offer the other player ducats to perform it alone "
             f"(you have {ask['max_offer']}), or break off for a duel."]
 
 
-def _asked_perform(ask: dict[str, Any]) -> list[str]:
+def _asked_perform(ask: Ask) -> list[str]:
     if "walls" in ask:
         return [f"Place up to {plural(ask['walls'], 'wall')} ({len(ask['edges'])} places are "
                 "legal), or pass."]
@@ -346,7 +359,9 @@ def _asked_perform(ask: dict[str, Any]) -> list[str]:
 
 def examples(v: View) -> list[str]:
     """Replies that would do, in the engine's notation, for the help line."""
-    ask = v.get("ask") or {}
+    ask = v.get("ask")
+    if not ask:
+        return []
     kind = ask.get("phase")
     if kind == "placement":
         return ["place C3 D3"]
@@ -355,7 +370,7 @@ def examples(v: View) -> list[str]:
     if kind == "negotiation":
         offer = ask.get("offer")
         if offer and offer[0] != v["viewer"]:
-            return ["accept", f"offer {offer[1] + 1}", "break off"]
+            return ["accept", f"offer {offer_parts(offer)[1] + 1}", "break off"]
         return [f"offer {min(3, ask['max_offer'])}", "break off"]
     if kind == "duel":
         treasure = ask.get("treasure") or []
@@ -368,7 +383,7 @@ def examples(v: View) -> list[str]:
     return []
 
 
-def _perform_examples(ask: dict[str, Any]) -> list[str]:
+def _perform_examples(ask: Ask) -> list[str]:
     if "walls" in ask:
         edges = [edge(pair) for pair in ask["edges"]]
         return ["walls " + " ".join(edges[:ask["walls"]]), "pass"] if edges else ["pass"]

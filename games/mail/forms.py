@@ -67,6 +67,7 @@ class NotificationsForm(forms.ModelForm):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # `ModelForm.clean` returns `cleaned_data`
         start, end = data.get("away_from"), data.get("away_until")
         if start and not end:
             self.add_error("away_until", "Say until when you are away.")

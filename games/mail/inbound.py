@@ -3,10 +3,11 @@
 Every way in (the pipe command `receive_email`, the SMTP listener `run_smtpd`, the
 provider webhook in `games.mail.receiver`) hands the raw message to `handle_message`.
 It finds the token of the reply address (`play+TOKEN@REPLY_DOMAIN`), checks it (known,
-sent by the seat's player, unused, for the game's current phase) and gives each command
-to `services.submit_text`, the only way a move enters. Every outcome is answered at once
-by email (`compose.move_reply`, `compose.refusal`), except auto-replies and bounces: they
-are ignored, so that the site and a robot never mail each other forever.
+sent by the seat's player, unused, for the game's current phase) and gives each command,
+parsed once by `replies.commands`, to `services.submit`, the only way a move enters.
+Every outcome is answered at once by email (`compose.move_reply`, `compose.refusal`),
+except auto-replies and bounces: they are ignored, so that the site and a robot never
+mail each other forever.
 
 A token is used up only by an accepted reply. A refused one (a typo, an illegal move)
 leaves it usable, so that the player corrects the move by replying again. The token is
@@ -22,18 +23,18 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from email import policy
-from email.message import EmailMessage, Message
+from email.message import Message
 from email.parser import BytesHeaderParser, BytesParser
 from email.utils import getaddresses, parseaddr
 from enum import StrEnum
-from typing import cast
 
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from engine.errors import IllegalMove, NotationError
+from engine.errors import IllegalMove
+from engine.moves import EndAlliance
 from games import services
 from games.mail import compose, replies, tokens
 from games.models import Game, ReplyToken, Seat
@@ -88,7 +89,7 @@ def handle_message(raw: bytes, *, envelope_to: list[str] | None = None,
     problem = _sender_problem(reply.seat, sender) or _token_problem(reply, reply.seat.game)
     if problem:
         return _refuse(sender, problem)
-    message = cast(EmailMessage, BytesParser(policy=policy.default).parsebytes(raw))
+    message = BytesParser(policy=policy.default).parsebytes(raw)
     read = replies.commands(replies.reply_text(message))
     if read.errors or not read.submissions:
         return _refuse_move(reply.seat, list(read.submissions), _reading_problem(read))
@@ -174,9 +175,9 @@ def _play(reply: ReplyToken, read: replies.Commands, sender: str) -> InboundResu
             problem = USED  # another delivery of this email came first
         if problem:
             return _refuse(sender, problem)
-        accepted, refusal = _submit_all(game, seat, read.submissions)
+        accepted, refusal = _submit_all(game, seat, read)
         if refusal is None:
-            if all(t.strip().lower().startswith("break alliance") for t in read.submissions):
+            if all(isinstance(move, EndAlliance) for move in read.moves):
                 # Ending an alliance (RULES 7.1) is no move of the phase: the player's
                 # move is still to come, by a reply to the same address.
                 _release(reply)
@@ -196,14 +197,14 @@ def _release(reply: ReplyToken) -> None:
     ReplyToken.objects.filter(pk=reply.pk).update(used_at=None)
 
 
-def _submit_all(game: Game, seat: Seat, submissions: Iterable[str]
+def _submit_all(game: Game, seat: Seat, read: replies.Commands
                 ) -> tuple[list[services.Outcome], tuple[str, str] | None]:
     """Submit in order; stop at the first refusal, returned as (command, sentence)."""
     accepted: list[services.Outcome] = []
-    for text in submissions:
+    for text, move in zip(read.submissions, read.moves, strict=True):
         try:
-            accepted.append(services.submit_text(game.pk, seat.pk, text))
-        except (NotationError, IllegalMove, services.GameError) as error:
+            accepted.append(services.submit(game.pk, seat.pk, move))
+        except (IllegalMove, services.GameError) as error:
             return accepted, (text, str(error))
     return accepted, None
 

@@ -28,7 +28,7 @@ digest, in one email at DIGEST_HOUR in their time zone.
 from __future__ import annotations
 
 import zoneinfo
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -84,7 +84,7 @@ def is_queued(kind: str, seat: Seat, game: Game, phase_number: int) -> bool:
     """Whether this email of this phase is in the outbox already (in any state)."""
     marker = compose.phase_headers(game, phase_number)[compose.PHASE_HEADER]
     return OutgoingEmail.objects.filter(
-        kind=kind, user_id=seat.user_id, game=game,
+        kind=kind, user=seat.user_id, game=game,
         **{f"headers__{compose.PHASE_HEADER}": marker}).exists()
 
 
@@ -114,7 +114,7 @@ def arm_reminders(now: datetime) -> None:
          not in known], ignore_conflicts=True)
 
 
-def _seats_to_remind(now: datetime) -> list[dict[str, Any]]:
+def _seats_to_remind(now: datetime) -> list[Mapping[str, Any]]:
     rows = (Seat.objects
             .filter(game__status=Game.Status.RUNNING, game__paused=False,
                     game__deadline__gt=now, is_computer=False, standin=False,

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from email.message import EmailMessage
+from email.message import EmailMessage, MIMEPart
 from html.parser import HTMLParser
 
 from engine.errors import NotationError
-from engine.moves import EndAlliance
+from engine.moves import EndAlliance, Submission
 from engine.notation import parse_move
 
 # The first words `engine.notation.parse_move` knows (tests check they stay in step).
@@ -50,16 +50,18 @@ def _body_text(message: EmailMessage) -> str:
     return html_text(_decoded(html)) if html is not None else ""
 
 
-def _decoded(part: EmailMessage) -> str:
+def _decoded(part: MIMEPart) -> str:
     """The part as text: transfer encoding undone, charset decoded, newlines as \\n."""
     try:
         text = part.get_content()
     except LookupError:  # a charset Python does not know: read what it can as UTF-8
-        text = (part.get_payload(decode=True) or b"").decode("utf-8", errors="replace")
+        payload = part.get_payload(decode=True)
+        raw = payload if isinstance(payload, bytes) else b""
+        text = raw.decode("utf-8", errors="replace")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _unflow(text: str, part: EmailMessage) -> str:
+def _unflow(text: str, part: MIMEPart) -> str:
     """RFC 3676 format=flowed (Apple Mail, Thunderbird): a line ending in a space goes on
     in the next line of the same quote depth."""
     if str(part.get_param("format", "")).lower() != "flowed":
@@ -255,12 +257,14 @@ def _starts_original(tag: str, attrs: dict[str, str]) -> bool:
 
 @dataclass(frozen=True)
 class Commands:
-    """A reply read as commands: the submissions in order, prose lines, and errors (any
-    error means nothing of the email is applied)."""
+    """A reply read as commands: the submissions in order (as written, and parsed once,
+    here, into `moves`), prose lines, and errors (any error means nothing of the email is
+    applied, and `moves` is empty)."""
 
     submissions: tuple[str, ...]
     ignored: tuple[str, ...]
     errors: tuple[str, ...]
+    moves: tuple[Submission, ...] = ()
 
 
 def commands(text: str) -> Commands:
@@ -287,8 +291,10 @@ def commands(text: str) -> Commands:
             else:
                 ignored.append(raw.strip())
             previous = ""
-    errors.extend(_parse_errors(submissions))
-    return Commands(tuple(submissions), tuple(ignored), tuple(errors))
+    moves, problems = _parse(submissions)
+    errors.extend(problems)
+    return Commands(tuple(submissions), tuple(ignored), tuple(errors),
+                    () if errors else tuple(moves))
 
 
 def first_word(line: str) -> str:
@@ -308,11 +314,13 @@ def _command_line(raw: str) -> str:
     return f"{head.rstrip(':')} {rest}".strip().rstrip(".!").strip()
 
 
-def _parse_errors(submissions: list[str]) -> list[str]:
-    """The notation's sentence for each submission that does not parse; and one move per
-    reply: a reply address is for one phase, so a second move could only overwrite the
-    first. Ending an alliance (RULES 7.1: at any time) may come besides it."""
+def _parse(submissions: list[str]) -> tuple[list[Submission], list[str]]:
+    """Each submission parsed, and the notation's sentence for each that does not parse;
+    and one move per reply: a reply address is for one phase, so a second move could
+    only overwrite the first. Ending an alliance (RULES 7.1: at any time) may come
+    besides it."""
     errors: list[str] = []
+    parsed: list[Submission] = []
     moves: list[str] = []
     for text in submissions:
         try:
@@ -320,9 +328,10 @@ def _parse_errors(submissions: list[str]) -> list[str]:
         except NotationError as error:
             errors.append(str(error))
             continue
+        parsed.append(move)
         if not isinstance(move, EndAlliance):
             moves.append(text)
     if len(moves) > 1:
         found = " and ".join(f"'{m}'" for m in moves)
         errors.append(f"one move per reply, please: this reply has {found}")
-    return errors
+    return parsed, errors

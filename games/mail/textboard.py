@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from engine.board import column_name
+from engine.view import View
 
 Cell = tuple[int, int]
 
@@ -24,7 +25,7 @@ TERRAIN_WORDS = {".": "plain", "F": "forest", "H": "hill", "T": "town"}
 ROW_LABEL = 3  # "10 " is the widest row label of a board of up to 99 rows
 
 
-def board_text(v: dict[str, Any]) -> str:
+def board_text(v: View) -> str:
     """The view's board, its pieces and walls, and a legend, as lines of text."""
     rows: list[str] = v["board"]
     pieces = _pieces(v)
@@ -41,8 +42,8 @@ def board_text(v: dict[str, Any]) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def legend(v: dict[str, Any]) -> str:
-    colours = sorted({piece[2] for piece in [*v.get("castles", []), *v.get("knights", [])]},
+def legend(v: View) -> str:
+    colours = sorted({str(piece[2]) for piece in [*v.get("castles", []), *v.get("knights", [])]},
                      key=_colour_rank(v))
     pieces = ", ".join(f"{c[0].upper()}/{c[0].lower()} {c}" for c in colours)
     terrain = ", ".join(f"{mark} {word}" for mark, word in TERRAIN_WORDS.items())
@@ -64,10 +65,11 @@ def _walls_below(y: int, width: int, walls: set[frozenset[Cell]]) -> str:
     return " " * ROW_LABEL + " ".join(marks)
 
 
-def _pieces(v: dict[str, Any]) -> dict[Cell, str]:
+def _pieces(v: View) -> dict[Cell, str]:
     """Castles and knights by cell: a colour's initial, upper case for a castle."""
-    found = {(int(x), int(y)): colour[0].lower() for x, y, colour in v.get("knights", [])}
-    found.update({(int(x), int(y)): colour[0].upper() for x, y, colour in v.get("castles", [])})
+    found = {(int(x), int(y)): str(colour)[0].lower() for x, y, colour in v.get("knights", [])}
+    found.update({(int(x), int(y)): str(colour)[0].upper()
+                  for x, y, colour in v.get("castles", [])})
     return found
 
 
@@ -75,7 +77,7 @@ def _cell(pair: Any) -> Cell:
     return int(pair[0]), int(pair[1])
 
 
-def _colour_rank(v: dict[str, Any]) -> Callable[[str], tuple[int, str]]:
+def _colour_rank(v: View) -> Callable[[str], tuple[int, str]]:
     """Players in seat order first, then any neutral colour."""
     order = list(v.get("players", {}))
     return lambda colour: (order.index(colour) if colour in order else len(order), colour)

@@ -34,6 +34,7 @@ def token_of(address: str) -> str | None:
 
 def magic_link_path(seat: Seat, game: Game, phase_number: int) -> str:
     """A signed path (append to SITE_URL) that signs the player in on the game's form."""
+    assert seat.user is not None, "a magic link is for a person's seat"
     link = MagicLink.objects.create(
         user=seat.user, game=game, phase_number=phase_number,
         expires_at=timezone.now() + timedelta(hours=settings.MAGIC_LINK_HOURS))

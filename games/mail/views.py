@@ -105,6 +105,7 @@ def unsubscribe(request: HttpRequest, signed: str) -> HttpResponse:
 
 @login_required
 def preferences(request: HttpRequest) -> HttpResponse:
+    assert request.user.is_authenticated  # login_required
     notifications, _ = Notifications.objects.get_or_create(user=request.user)
     form = NotificationsForm(request.POST if request.method == "POST" else None,
                              instance=notifications)
@@ -121,6 +122,7 @@ def preferences(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def invite_by_email(request: HttpRequest, game_id: int) -> HttpResponse:
+    assert request.user.is_authenticated  # login_required
     game = get_object_or_404(Game, pk=game_id)
     if not game.seats.filter(user=request.user).exists():
         raise PermissionDenied("Only the players of a game invite others to it.")

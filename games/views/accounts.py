@@ -33,6 +33,7 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
+    assert request.user.is_authenticated  # login_required
     form = ProfileForm(request.POST if request.method == "POST" else None,
                        instance=request.user.profile)
     if form.is_valid():

@@ -22,6 +22,7 @@ from django.urls import reverse
 from engine.notation import format_move
 from engine.replay import Result, record_to_json
 from engine.serialize import move_from_json, state_from_json
+from engine.view import View
 from games.board_svg import render_board
 from games.charts import power_chart
 from games.models import Game, Seat
@@ -122,13 +123,13 @@ def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "archive/game.html", context)
 
 
-def player_row(seat: Seat, shown: dict[str, Any], final: dict[str, int]) -> dict[str, Any]:
+def player_row(seat: Seat, shown: View, final: dict[str, int]) -> dict[str, Any]:
     player = shown["players"][seat.colour]
     return {**player, "seat": seat, "final_power": final.get(seat.colour),
             "hand": [card_name(c) for c in player["hand"]]}
 
 
-def step_details(shown: Presentation, v: dict[str, Any]) -> dict[str, Any]:
+def step_details(shown: Presentation, v: View) -> dict[str, Any]:
     """What the game waited for, this turn's decisions, any sealed submission and the
     cards still face down."""
     return {

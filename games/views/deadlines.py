@@ -37,6 +37,7 @@ def _when(moment: datetime) -> str:
 @login_required
 @require_POST
 def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
+    assert request.user.is_authenticated  # login_required
     game = get_object_or_404(Game, pk=game_id)
     form = ExtendDeadlineForm(request.POST)
     if not form.is_valid():
@@ -47,6 +48,7 @@ def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
     except GameError as exc:
         messages.error(request, f"Not extended: {exc}.")
     else:
+        assert game.deadline is not None  # just extended
         messages.success(request, f"The deadline is now {_when(game.deadline)}.")
     return redirect("game", game_id=game.pk)
 
@@ -54,6 +56,7 @@ def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def take_seat_back(request: HttpRequest, game_id: int) -> HttpResponse:
+    assert request.user.is_authenticated  # login_required
     game = get_object_or_404(Game, pk=game_id)
     try:
         deadlines.take_seat_back(game.pk, request.user)

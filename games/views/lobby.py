@@ -66,6 +66,7 @@ def listing(request: HttpRequest, game: Game) -> Listing:
 
 
 def my_games(request: HttpRequest) -> list[Listing]:
+    assert request.user.is_authenticated  # only a signed-in person has games of their own
     games = with_seats(Game.objects.filter(
         seats__user=request.user, status__in=[Game.Status.OPEN, Game.Status.RUNNING]))
     rows = [listing(request, game) for game in games]
@@ -91,6 +92,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def create_game(request: HttpRequest) -> HttpResponse:
+    assert request.user.is_authenticated  # login_required
     form = CreateGameForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         try:
@@ -119,6 +121,7 @@ def refuse_join(request: HttpRequest, game: Game, reason: object) -> HttpRespons
 @login_required
 @require_POST
 def join_game(request: HttpRequest, game_id: int) -> HttpResponse:
+    assert request.user.is_authenticated  # login_required
     game = joinable_game(game_id, request.POST.get("token", ""))
     form = JoinForm(game, request.POST)
     if not form.is_valid():

@@ -21,8 +21,9 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from engine.errors import IllegalMove, NotationError
-from engine.moves import Decide, EndAlliance
+from engine.moves import Decide, EndAlliance, Submission
 from engine.notation import parse_move
+from engine.view import View
 from games import services
 from games.board_svg import render_board
 from games.models import Game, Seat
@@ -65,7 +66,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(request, "games/game.html", context)
 
 
-def _play_context(shown: Presentation, v: dict[str, Any]) -> dict[str, Any]:
+def _play_context(shown: Presentation, v: View) -> dict[str, Any]:
     return {
         "board": mark_safe(  # render_board escapes every text it writes
             render_board(v, interactive=bool(v.get("ask")), element_id="board")),
@@ -82,7 +83,7 @@ def _play_context(shown: Presentation, v: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _forms(game: Game, seat: Seat | None, v: dict[str, Any]) -> dict[str, Any]:
+def _forms(game: Game, seat: Seat | None, v: View) -> dict[str, Any]:
     """The forms for what the engine asks of me, the text fallback, ending an alliance."""
     if seat is None or game.status != Game.Status.RUNNING:
         return {"forms": [], "text_form": None, "end_alliance": None}
@@ -92,7 +93,7 @@ def _forms(game: Game, seat: Seat | None, v: dict[str, Any]) -> dict[str, Any]:
             "end_alliance": EndAllianceForm(view=v, action=action) if own_alliances(v) else None}
 
 
-def _players(shown: Presentation, v: dict[str, Any]) -> list[dict]:
+def _players(shown: Presentation, v: View) -> list[dict]:
     """The power track: every player in seat order, with what the view shows of them."""
     top = max([p["power"] for p in v["players"].values()] + [1])
     waiting, submitted = v["phase"]["waiting"], shown.submitted()
@@ -141,8 +142,8 @@ def submit(request: HttpRequest, game_id: int) -> HttpResponse:
         messages.error(request, "You have no seat in this game.")
         return redirect("game", game_id=game.pk)
     try:
-        text = _submission_text(request, shown.view, seat)
-        outcome = services.submit_text(game.pk, seat.pk, text)
+        move = _submission(request, shown.view)
+        outcome = services.submit(game.pk, seat.pk, move)
     except (NotationError, IllegalMove, services.GameError, _FormProblem) as error:
         messages.error(request, f"Not accepted: {error}")
     else:
@@ -150,15 +151,16 @@ def submit(request: HttpRequest, game_id: int) -> HttpResponse:
     return redirect("game", game_id=game.pk)
 
 
-def _submission_text(request: HttpRequest, v: dict[str, Any] | None, seat: Seat) -> str:
+def _submission(request: HttpRequest, v: View | None) -> Submission:
+    """The move, read once where it comes in: the notation field, or a form's fields."""
     if "move" in request.POST:
-        return request.POST["move"]
+        return parse_move(request.POST["move"])
     form = form_from_post(v or {}, request.POST, "")
     if form is None:
         raise _FormProblem("choose what to submit")
     if not form.is_valid():
         raise _FormProblem(" ".join(_form_errors(form)))
-    return form.move_text()
+    return form.submission()
 
 
 def _form_errors(form: PlayForm) -> list[str]:
@@ -168,16 +170,15 @@ def _form_errors(form: PlayForm) -> list[str]:
 
 def _meaning(outcome: services.Outcome, shown: Presentation) -> str:
     """What the stored submission means, in words."""
-    if isinstance(parse_move(outcome.text), EndAlliance):
+    if isinstance(outcome.move, EndAlliance):
         return f"Done: {outcome.text}."
-    said = f"Your submission: {outcome.text}{_explain(outcome.text, shown)}."
+    said = f"Your submission: {outcome.text}{_explain(outcome.move, shown)}."
     if not outcome.ready:
         return f"{said} You can change it until {UNTIL.get(shown.game.phase_kind, 'then')}."
     return f"{said} It is being applied."
 
 
-def _explain(text: str, shown: Presentation) -> str:
-    move = parse_move(text)
+def _explain(move: Submission, shown: Presentation) -> str:
     if not isinstance(move, Decide) or shown.view is None:
         return ""
     card = (shown.view.get("card") or "").split()

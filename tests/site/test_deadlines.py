@@ -24,7 +24,7 @@ from django.urls import reverse
 from engine import game as engine
 from engine.ai import RandomPlayer
 from engine.moves import Bid, BreakOff, Decide, EndAlliance, Pass
-from engine.notation import format_move
+from engine.notation import format_move, parse_move
 from engine.serialize import move_from_json
 from games import deadlines, services
 from games.mail import compose
@@ -286,7 +286,7 @@ def test_no_stand_in_when_the_game_allows_any_number_of_missed_deadlines(game):
 def test_a_person_who_submits_is_no_longer_missing_deadlines_in_a_row(game):
     Seat.objects.filter(game=game, colour="ochre").update(missed_deadlines=2)
     text = format_move(engine.default_move(game.engine_state, "ochre"))
-    services.submit_text(game.pk, seat(game, "ochre").pk, text)
+    services.submit(game.pk, seat(game, "ochre").pk, parse_move(text))
     assert PendingSubmission.objects.filter(seat=seat(game, "ochre")).exists()
     assert missed(game)["ochre"] == 0
 

@@ -20,6 +20,7 @@ from django.utils import dateformat, timezone
 
 from engine.game import GameState, Phase
 from engine.moves import Bid
+from engine.notation import parse_move
 from engine.serialize import state_from_json, state_to_json
 from engine.view import view
 from games import services
@@ -94,7 +95,7 @@ def decide_all(game: Game) -> Game:
     state = fresh(game).engine_state
     for s in Seat.objects.filter(game=game):
         cards = "1, 2" if state.cards_to_choose(s.colour) == 2 else "3"
-        services.submit_text(game.pk, s.pk, f"decide {cards}")
+        services.submit(game.pk, s.pk, parse_move(f"decide {cards}"))
     services.resolve(game.pk, fresh(game).phase_number)
     return fresh(game)
 

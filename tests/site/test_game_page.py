@@ -142,10 +142,9 @@ def play_phases(game: Game, count: int) -> Game:
             state = state_of(game)  # an ended alliance changes the state at once
             move = RandomPlayer(f"{game.phase_number}/{colour}").choose(state, colour)
             try:
-                services.submit_text(game.pk, seat_id(game, colour), format_move(move))
+                services.submit(game.pk, seat_id(game, colour), move)
             except IllegalMove:
-                services.submit_text(game.pk, seat_id(game, colour),
-                                     format_move(default_move(state, colour)))
+                services.submit(game.pk, seat_id(game, colour), default_move(state, colour))
         services.resolve(game.pk, game.phase_number)
     return fresh(game)
 

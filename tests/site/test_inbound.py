@@ -32,6 +32,7 @@ from django.core.management import call_command
 from django.db import OperationalError, connection
 from django.utils import timezone
 
+from engine.notation import parse_move
 from games import services
 from games.mail import compose, inbound, replies
 from games.mail.inbound import TOO_LARGE, UNKNOWN, USED, WRONG_SENDER, Verdict, handle_message
@@ -248,7 +249,7 @@ def test_an_address_of_a_phase_gone_by_is_refused_with_a_link(game, outbox, star
     address = address_of(game, starter.colour)
     for seat in game.seats.all():
         decision = "decide 1, 3" if seat.colour == starter.colour else "decide 2"
-        services.submit_text(game.pk, seat.pk, decision)
+        services.submit(game.pk, seat.pk, parse_move(decision))
     assert services.resolve(game.pk, game.phase_number)
     before = snapshot(game)
     handle_message(email("decide 1, 3", to=address, sender=starter.email))
@@ -332,7 +333,7 @@ def test_a_phase_that_resolves_while_the_email_is_read_is_not_moved_in(game, out
     def resolved_meanwhile(text: str) -> replies.Commands:
         for seat in game.seats.all():
             decision = "decide 1, 3" if seat.colour == starter.colour else "decide 2"
-            services.submit_text(game.pk, seat.pk, decision)
+            services.submit(game.pk, seat.pk, parse_move(decision))
         services.resolve(game.pk, game.phase_number)
         return read_commands(text)
 

@@ -16,6 +16,7 @@ from django.test import Client
 from django.urls import resolve, reverse
 from django.utils import timezone
 
+from engine.notation import parse_move
 from games import services
 from games.mail import compose, outbox, tokens
 from games.models import EmailPreference, Game, MagicLink, Notifications, OutgoingEmail, Seat
@@ -55,7 +56,7 @@ def decide_all(game: Game) -> Game:
     state = fresh(game).engine_state
     for s in Seat.objects.filter(game=game):
         cards = "1, 2" if state.cards_to_choose(s.colour) == 2 else "3"
-        services.submit_text(game.pk, s.pk, f"decide {cards}")
+        services.submit(game.pk, s.pk, parse_move(f"decide {cards}"))
     services.resolve(game.pk, fresh(game).phase_number)
     return fresh(game)
 

@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from engine.ai import RandomPlayer
 from engine.errors import IllegalMove
 from engine.game import replay
-from engine.notation import format_move
+from engine.notation import format_move, parse_move
 from engine.serialize import move_from_json
 from games import services
 from games.models import Game, PendingSubmission, Seat
@@ -59,7 +59,7 @@ def decision_text(game: Game, seat: Seat) -> str:
 
 def submit_decisions(game: Game, seats: list[Seat]) -> None:
     for seat in seats:
-        services.submit_text(game.pk, seat.pk, decision_text(game, seat))
+        services.submit(game.pk, seat.pk, parse_move(decision_text(game, seat)))
 
 
 def recorded_colours(game: Game, phase_number: int) -> list[str]:
@@ -110,7 +110,7 @@ def test_two_racing_submissions_resolve_the_phase_once(celery_worker, game):
     def submit(seat: Seat) -> None:
         try:
             start.wait(timeout=10)
-            outcomes[seat.colour] = services.submit_text(game.pk, seat.pk, texts[seat.pk])
+            outcomes[seat.colour] = services.submit(game.pk, seat.pk, parse_move(texts[seat.pk]))
         except Exception as exc:  # shown by the assertion below
             outcomes[seat.colour] = exc
         finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
+from typing import Any
 
 from celery import current_app
 from django.contrib.auth.models import User
@@ -34,16 +35,17 @@ MAX_STEPS = 5000  # a whole game takes a few hundred; more means something is st
 class Command(BaseCommand):
     help = "Create the demo player (demo / lionheart-demo) and two games to look at."
 
-    def handle(self, *args, **options) -> None:
+    def handle(self, *args: Any, **options: Any) -> None:
         # Every move is played right here, so the tasks the services send would only be
         # stale no-ops for the worker: send them to a broker that ends with this command.
         broker = current_app.conf.broker_url
-        current_app.conf.broker_url = "memory://"
+        # Items, not attributes: the same setting, which celery-types declares read-only.
+        current_app.conf["broker_url"] = "memory://"
         demo = demo_user()
         created = [name for name, stop in ((IN_PROGRESS, waits_for_demo_decision),
                                            (FINISHED, never))
                    if seed_game(demo, name, stop)]
-        current_app.conf.broker_url = broker
+        current_app.conf["broker_url"] = broker
         if IN_PROGRESS in created:
             send_demo_emails(Game.objects.get(name=IN_PROGRESS, creator=demo))
         if created and options["verbosity"] >= 1:
