@@ -81,6 +81,11 @@ class Game(models.Model):
     deadline = models.DateTimeField(null=True, blank=True)
     winners = models.JSONField(default=list, blank=True)
     turn = models.PositiveIntegerField(default=0)
+    # What the queue must make happen, kept by the database (games.recovery): since when
+    # a task is owed to this game (a resolve, a computer's move, the phase's emails), and
+    # the last phase whose emails are queued. A lost task message is found again here.
+    work_due_since = models.DateTimeField(null=True, blank=True)
+    notified_phase = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -90,6 +95,8 @@ class Game(models.Model):
             models.Index(fields=["status", "-created_at"]),
             models.Index(fields=["deadline"], name="game_running_deadline",
                          condition=Q(status="running")),
+            models.Index(fields=["work_due_since"], name="game_work_due",
+                         condition=Q(work_due_since__isnull=False)),
         ]
 
     def __str__(self) -> str:
@@ -257,6 +264,9 @@ class Notifications(models.Model):
     away_until = models.DateTimeField(null=True, blank=True)
 
 
+PHASE_EMAILS = ("results", "your_turn", "game_over")  # once per person and phase
+
+
 class OutgoingEmail(models.Model):
     """The outbox: an email is a row first, sent by a task; nothing is lost or sent twice."""
 
@@ -279,6 +289,9 @@ class OutgoingEmail(models.Model):
     text = models.TextField()
     html = models.TextField(blank=True)
     headers = models.JSONField(default=dict, blank=True)
+    # The phase an email of a game's phase is about (results, "waits for you", the end):
+    # with kind, person and game, unique, so no phase's email is ever queued twice.
+    phase_number = models.PositiveIntegerField(null=True, blank=True)
     reply_to = models.CharField(max_length=300, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
     attempts = models.PositiveSmallIntegerField(default=0)
@@ -291,6 +304,13 @@ class OutgoingEmail(models.Model):
         indexes = [
             models.Index(fields=["next_attempt_at"], name="email_due",
                          condition=Q(status__in=["queued", "retrying"])),
+            models.Index(fields=["next_attempt_at"], name="email_sending",
+                         condition=Q(status="sending")),
+        ]
+        constraints = [
+            models.UniqueConstraint(fields=["kind", "user", "game", "phase_number"],
+                                    name="one_email_per_phase",
+                                    condition=Q(kind__in=PHASE_EMAILS)),
         ]
 
 

@@ -165,7 +165,7 @@ def submit_move(game_id: int, seat_id: int, move: Submission) -> Outcome:
         PendingSubmission.objects.update_or_create(
             seat=seat, phase_number=game.phase_number,
             defaults={"game": game, "move": move_to_json(move), "text": format_move(move)})
-        ready = _is_ready(game, state)
+        ready = keep_due(game).resolve
         if ready:
             number = game.phase_number
             transaction.on_commit(lambda: _dispatch_resolve(game_id, number))
@@ -186,12 +186,73 @@ def _recheck_pending(game: Game, state: engine.GameState) -> SiteLog:
     return log
 
 
-def _is_ready(game: Game, state: engine.GameState) -> bool:
+def _submitted(game: Game) -> set[str]:
+    """The colours with a submission stored for the current phase."""
+    return set(game.pending.filter(phase_number=game.phase_number)
+               .values_list("seat__colour", flat=True))
+
+
+def _is_ready(game: Game, state: engine.GameState, submitted: set[str] | None = None) -> bool:
+    """Every awaited submission is in (a phase that is not sealed ends with the first)."""
+    submitted = _submitted(game) if submitted is None else submitted
     if not engine.is_simultaneous(state):
-        return True
-    submitted = set(game.pending.filter(phase_number=game.phase_number)
-                    .values_list("seat__colour", flat=True))
+        return bool(submitted & set(state.waiting))
     return set(state.waiting) <= submitted
+
+
+# --- what the queue owes a game (games.recovery finds it again if a message is lost) ------
+
+
+@dataclass(frozen=True)
+class Owed:
+    """The tasks a game is owed now: its phase's emails, a resolve, computers' moves."""
+
+    game_id: int
+    phase_number: int
+    notify: bool = False
+    resolve: bool = False
+    computers: tuple[int, ...] = ()  # seat ids
+
+    def __bool__(self) -> bool:
+        return self.notify or self.resolve or bool(self.computers)
+
+
+def owed(game: Game) -> Owed:
+    """What must still happen to the game (read under its row lock)."""
+    notify = game.notified_phase < game.phase_number
+    if game.status != Game.Status.RUNNING:
+        return Owed(game.pk, game.phase_number, notify=notify)
+    state = game.engine_state
+    submitted = _submitted(game)
+    computers = tuple(s.pk for s in game.seats.all()
+                      if (s.is_computer or s.standin) and s.colour in state.waiting
+                      and s.colour not in submitted)
+    return Owed(game.pk, game.phase_number, notify=notify,
+                resolve=_is_ready(game, state, submitted), computers=computers)
+
+
+def keep_due(game: Game, progressed: bool = True) -> Owed:
+    """Record in the game's row since when a task is owed to it (None: nothing is), under
+    its row lock. `progressed`: the game just changed, so the recovery pass gives the
+    tasks this change queued a grace period from now before it queues them again."""
+    work = owed(game)
+    since = (timezone.now() if progressed or game.work_due_since is None
+             else game.work_due_since) if work else None
+    if since != game.work_due_since:
+        game.work_due_since = since
+        Game.objects.filter(pk=game.pk).update(work_due_since=since)
+    return work
+
+
+def announce(work: Owed) -> None:
+    """Queue, after the commit, every task the game is owed (each one is idempotent)."""
+    game_id, number = work.game_id, work.phase_number
+    if work.notify:
+        transaction.on_commit(lambda: _dispatch_notify(game_id, number))
+    if work.resolve:
+        transaction.on_commit(lambda: _dispatch_resolve(game_id, number))
+    for seat_id in work.computers:
+        transaction.on_commit(partial(_dispatch_computer, game_id, number, seat_id))
 
 
 def _dispatch_resolve(game_id: int, phase_number: int) -> None:
@@ -284,6 +345,8 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
         game.status, game.finished_at, game.winners = Game.Status.FINISHED, timezone.now(), \
             state.winners
         game.deadline = None
+    if new_phase:  # its emails are owed now, at least (games.recovery)
+        game.work_due_since = timezone.now()
     game.save()
     _save_events(game, log)
     if new_phase:
@@ -294,6 +357,8 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
         _schedule_computers(game, state)
         number = game.phase_number
         transaction.on_commit(lambda: _dispatch_notify(game.pk, number))
+    else:  # an alliance ended within the phase: what it owes may have changed
+        keep_due(game)
 
 
 def _save_events(game: Game, log: Sequence[Event | Refused]) -> None:
@@ -333,6 +398,8 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     state = game.engine_state
     if seat.colour not in state.waiting or not (seat.is_computer or seat.standin):
         return False
+    if seat.pending.filter(phase_number=phase_number).exists():
+        return False  # a redelivered or recovered task: this move is in already
     player = RandomPlayer(f"{game.seed}/{phase_number}/{seat.colour}")
     move = player.choose(state, seat.colour)
     try:
@@ -345,4 +412,4 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     return True
 
 
-__all__ = ["GameError", "IllegalMove", "Outcome"]
+__all__ = ["GameError", "IllegalMove", "Outcome", "Owed"]

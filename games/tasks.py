@@ -9,49 +9,71 @@ process and in the worker alike.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from typing import Any
 
-from celery import shared_task
+from celery import Task, shared_task
+from django.db import InterfaceError
+from django.db import OperationalError as DatabaseDown
 from django.dispatch import receiver
 from django.utils import timezone
+from kombu import Queue
+from kombu.exceptions import InconsistencyError, KombuError
+from redis.exceptions import RedisError
 
-from games import deadlines, services
+from games import deadlines, recovery, services
 from games.mail import notify, outbox
 
+logger = logging.getLogger(__name__)
 
-@shared_task(acks_late=True)
+# Tasks that survive (issue 8). Each is idempotent (it checks, under a lock, whether the
+# world moved on, and then does nothing), so each is acknowledged only after it ran
+# (acks_late) and given back to the queue if its worker process dies (reject_on_worker_lost);
+# a database or broker error is retried with back-off. What even that loses (a flushed
+# Redis, too many retries) the recovery pass finds again in the database.
+SURVIVES: dict[str, Any] = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (DatabaseDown, InterfaceError, KombuError, RedisError, OSError),
+    "retry_backoff": 1,
+    "retry_backoff_max": 60,
+    "retry_jitter": True,
+    "max_retries": 8,
+}
+
+
+@shared_task(**SURVIVES)
 def resolve_phase(game_id: int, phase_number: int) -> bool:
-    # Idempotent (services.resolve checks the phase number under a row lock), so a
-    # redelivered message after a worker crash does no harm.
     return services.resolve(game_id, phase_number)
 
 
-@shared_task
+@shared_task(**SURVIVES)
 def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     return services.play_computer(game_id, phase_number, seat_id)
 
 
-@shared_task
+@shared_task(**SURVIVES)
 def notify_phase(game_id: int, phase_number: int) -> None:
     notify.phase_changed(game_id, phase_number)
 
 
-@shared_task(acks_late=True)  # idempotent: a redelivered id finds its row claimed or sent
+@shared_task(**SURVIVES)  # a redelivered id finds its row claimed or sent
 def send_email(email_id: int) -> bool:
     return outbox.send(email_id)
 
 
-@shared_task
+@shared_task(**SURVIVES)
 def sweep() -> None:
-    """Every minute (beat): deadlines, reminders, outbox retries."""
+    """Every RECOVERY_INTERVAL_SECONDS (beat): recovery, deadlines, reminders, outbox."""
     sweep_once()
 
 
 def sweep_once(now: datetime | None = None) -> None:
-    """One beat: absences first (an away player is not defaulted), then deadlines, then
-    reminders for what is still awaited, then the outbox."""
+    """One beat: what the queue lost first, then absences (an away player is not
+    defaulted), deadlines, reminders for what is still awaited, and the outbox."""
     now = now or timezone.now()
+    recovery.recover(now)
     deadlines.settle_absences(now)
     deadlines.pass_deadlines(now)
     notify.arm_reminders(now)
@@ -59,7 +81,7 @@ def sweep_once(now: datetime | None = None) -> None:
     outbox.send_due(now)
 
 
-@shared_task
+@shared_task(**SURVIVES)
 def send_digests() -> None:
     """Hourly (beat): the daily digests that are due."""
     notify.send_digests()
@@ -68,21 +90,43 @@ def send_digests() -> None:
 # --- what the layers below announce ---------------------------------------------------------
 
 
+def queue(task: Task, *args: int) -> None:
+    """Queue a task after the commit that made it owed. The commit is what counts: if
+    the broker cannot be reached, the person still sees their move accepted, the
+    failure is logged, and the recovery pass queues the task once the broker is back."""
+    try:
+        try:
+            task.apply_async(args)
+        except InconsistencyError:
+            # A flushed Redis forgot the queue's binding, which workers declare only when
+            # they start: declare it again and retry once.
+            _declare_queue(task)
+            task.apply_async(args)
+    except Exception:  # whatever the broker's client raises, the move stays accepted
+        logger.exception("could not queue %s%r; the recovery pass will", task.name, args)
+
+
+def _declare_queue(task: Task) -> None:
+    name = task.app.conf.task_default_queue
+    with task.app.connection_for_write() as connection:
+        Queue(name, routing_key=name).bind(connection.default_channel).declare()
+
+
 @receiver(services.phase_ready, dispatch_uid="games.tasks.resolve")
 def _resolve_soon(game_id: int, phase_number: int, **_: Any) -> None:
-    resolve_phase.delay(game_id, phase_number)
+    queue(resolve_phase, game_id, phase_number)
 
 
 @receiver(services.phase_began, dispatch_uid="games.tasks.notify")
 def _notify_soon(game_id: int, phase_number: int, **_: Any) -> None:
-    notify_phase.delay(game_id, phase_number)
+    queue(notify_phase, game_id, phase_number)
 
 
 @receiver(services.computer_awaited, dispatch_uid="games.tasks.computer")
 def _computer_soon(game_id: int, phase_number: int, seat_id: int, **_: Any) -> None:
-    play_computer.delay(game_id, phase_number, seat_id)
+    queue(play_computer, game_id, phase_number, seat_id)
 
 
 @receiver(outbox.email_queued, dispatch_uid="games.tasks.send_email")
 def _send_soon(email_id: int, **_: Any) -> None:
-    send_email.delay(email_id)
+    queue(send_email, email_id)

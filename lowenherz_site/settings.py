@@ -130,9 +130,19 @@ CRISPY_TEMPLATE_PACK = "bootstrap5"
 # --- Celery: Redis when REDIS_URL is set, else a broker on the file system ---------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
 BROKER_DIR = VAR_DIR / "broker"
+# The longest a task may run (a send: several SMTP round trips of EMAIL_TIMEOUT each); a
+# prefork worker kills a task past it, so a row it left half-done is known to be dead.
+TASK_TIME_LIMIT_SECONDS = env_int("TASK_TIME_LIMIT_SECONDS", 120)
+# The recovery pass (games.recovery): how often it runs (the beat's sweep), and how long
+# a task the database says is owed may be in flight before it is queued again.
+RECOVERY_INTERVAL_SECONDS = env_int("RECOVERY_INTERVAL_SECONDS", 60)
+RECOVERY_GRACE_SECONDS = env_int("RECOVERY_GRACE_SECONDS", 30)
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {}
+    # A message a worker took and never acknowledged (it died) goes back to the queue
+    # after this; just above the longest task, so that no running task is handed out twice.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
+        "visibility_timeout": TASK_TIME_LIMIT_SECONDS + 30}
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -142,6 +152,16 @@ else:
         "store_processed": False,
     }
 CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT_SECONDS
+# Every task is acknowledged after it ran (games.tasks): a worker holds one message at a
+# time, so that a crash leaves one message to redeliver, not a prefetched batch.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# Queuing a task when the broker is down must not hold up the person who moved: a few
+# quick tries, then the failure is logged and the recovery pass queues it later.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0,
+                                    "interval_step": 0.2, "interval_max": 0.5}
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -194,10 +214,14 @@ MAGIC_LINK_HOURS = env_int("MAGIC_LINK_HOURS", 72)
 INBOUND_SECRET = os.environ.get("INBOUND_SECRET", "lowenherz:dev-only-inbound-secret")
 ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
 
-# Celery beat: the sweeper (deadlines, reminders, outbox retries) every minute; digests daily.
+# Celery beat: the sweeper (recovery, deadlines, reminders, outbox retries) every
+# RECOVERY_INTERVAL_SECONDS; digests hourly. A sweep still queued when the next is due is
+# dropped (expires): a stopped worker does not come back to a pile of them.
 CELERY_BEAT_SCHEDULE = {
-    "sweep": {"task": "games.tasks.sweep", "schedule": 60.0},
-    "digests": {"task": "games.tasks.send_digests", "schedule": 3600.0},
+    "sweep": {"task": "games.tasks.sweep", "schedule": float(RECOVERY_INTERVAL_SECONDS),
+              "options": {"expires": float(RECOVERY_INTERVAL_SECONDS)}},
+    "digests": {"task": "games.tasks.send_digests", "schedule": 3600.0,
+                "options": {"expires": 3000.0}},
 }
 
 GAME_DEFAULT_DEADLINE_HOURS = env_int("GAME_DEFAULT_DEADLINE_HOURS", 48)

@@ -4,6 +4,7 @@ from django.urls import include, path
 
 from games.mail import views as mail
 from games.views import accounts, archive, deadlines, lobby, play
+from lowenherz_site.health import healthz
 
 urlpatterns = [
     path("", lobby.lobby, name="lobby"),
@@ -28,4 +29,5 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
+    path("healthz", healthz, name="healthz"),
 ]

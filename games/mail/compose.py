@@ -59,7 +59,7 @@ def your_turn(game: Game, seat: Seat) -> None:
         return
     _send("your_turn", seat.user, _ask_context(game, seat), game=game,
           reply_to=tokens.reply_address(seat, game.phase_number),
-          headers=phase_headers(game, game.phase_number))
+          phase=game.phase_number)
 
 
 def results(game: Game, seat: Seat, phase_number: int) -> None:
@@ -74,7 +74,7 @@ def results(game: Game, seat: Seat, phase_number: int) -> None:
                "scores": scores(v, names), "phase_sentence": shown.phase_sentence(),
                "deadline": deadline_text(game, seat.user)}
     _send("results", seat.user, context, game=game, urgent=False,
-          headers=phase_headers(game, phase_number))
+          phase=phase_number)
 
 
 def news(lines: list[EventLine]) -> list[str]:
@@ -90,7 +90,7 @@ def reminder(game: Game, seat: Seat) -> None:
                "time_left": timeuntil(game.deadline) if game.deadline else ""}
     _send("reminder", seat.user, context, game=game,
           reply_to=tokens.reply_address(seat, game.phase_number),
-          headers=phase_headers(game, game.phase_number))
+          phase=game.phase_number)
 
 
 def game_over(game: Game, seat: Seat) -> None:
@@ -108,7 +108,7 @@ def game_over(game: Game, seat: Seat) -> None:
                "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
                "archive_url": settings.SITE_URL + reverse("archive_game", args=[game.pk])}
     _send("game_over", seat.user, context, game=game, urgent=False,
-          headers=phase_headers(game, game.phase_number))
+          phase=game.phase_number)
 
 
 def invitation(game: Game, to: str, inviter: User) -> None:
@@ -136,7 +136,7 @@ def move_reply(seat: Seat, accepted: bool, commands: list[str], message: str) ->
                "may_reply": may_reply}
     _send(kind, seat.user, context, game=game,
           reply_to=tokens.reply_address(seat, game.phase_number) if may_reply else "",
-          headers=phase_headers(game, game.phase_number))
+          phase=game.phase_number)
 
 
 def refusal(to: str, reason: str) -> None:
@@ -167,11 +167,15 @@ def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
 
 def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = "",
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
-          urgent: bool = True) -> OutgoingEmail | None:
+          phase: int | None = None, urgent: bool = True) -> OutgoingEmail | None:
+    """Render and queue; `phase`: the game's phase the email is about (with `game`)."""
     context = {**context, **_footer(kind, user)}
     subject, text, html = render(kind, context)
+    if game is not None and phase is not None:
+        headers = {**(headers or {}), **phase_headers(game, phase)}
     return outbox.queue(kind, to or (user.email if user else ""), subject, text, html,
-                        user=user, game=game, reply_to=reply_to, headers=headers, urgent=urgent)
+                        user=user, game=game, reply_to=reply_to, headers=headers,
+                        phase_number=phase, urgent=urgent)
 
 
 def _footer(kind: str, user: User | None) -> dict[str, str]:

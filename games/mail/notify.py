@@ -9,8 +9,10 @@ emails of that phase in the outbox (games.mail.compose):
   for): "the game waits for you";
 - when the game is over, instead of both: the final scores.
 
-A task may run twice (a redelivered message): an email already in the outbox for the
-same kind, person, game and phase (its phase header) is not queued again.
+A task may run twice (a redelivered message, or one the recovery pass queued again):
+the game's `notified_phase` says which phases are told, under the game's row lock, and
+an email already in the outbox for the same kind, person, game and phase is not queued
+again (the unique constraint `one_email_per_phase` stands behind that check).
 
 Reminders (every minute, from the sweeper):
 - A reminder is armed only while it is still ahead: one whose time has passed when its
@@ -42,7 +44,7 @@ from games.mail import compose
 from games.mail.outbox import Status
 from games.models import Game, Notifications, OutgoingEmail, Reminder, Seat
 from games.presenter import present
-from games.services import MAX_DEADLINE_HOURS
+from games.services import MAX_DEADLINE_HOURS, keep_due
 
 DEFAULT_REMINDER_HOURS = (24, 2)
 BATCH = 500  # reminders claimed per sweep; the rest wait a minute
@@ -50,20 +52,31 @@ DIGEST_HOUR = 7  # the daily digest leaves at 07:00 in the person's time zone
 
 
 def phase_changed(game_id: int, phase_number: int) -> None:
-    """Queue the emails for the phase that just began."""
+    """Queue the emails of every phase up to `phase_number` not told yet (a lost task for
+    an earlier phase is folded into a later one), then record it in the game's row."""
     with transaction.atomic():
-        # The game's row lock makes twin runs take turns: the second sees the first's rows.
+        # The game's row lock makes twin runs take turns: the second finds the phase told.
         game = Game.objects.select_for_update().get(pk=game_id)
+        if phase_number <= game.notified_phase or phase_number > game.phase_number:
+            return  # told already (a redelivered or recovered task), or not yet begun
         people = list(game.seats.filter(user__isnull=False, is_computer=False)
                       .select_related("user__profile"))
-        if game.is_finished and phase_number == game.phase_number:
-            _each(people, game, phase_number, "game_over", lambda s: compose.game_over(game, s))
-            return
-        for seat in people:
-            _results(game, seat, phase_number)
-        if game.status == Game.Status.RUNNING and phase_number == game.phase_number:
-            awaited = [s for s in people if s.colour in game.waiting and not s.standin]
-            _each(awaited, game, phase_number, "your_turn", lambda s: compose.your_turn(game, s))
+        for number in range(game.notified_phase + 1, phase_number + 1):
+            _tell(game, people, number)
+        game.notified_phase = phase_number
+        game.save(update_fields=["notified_phase"])
+        keep_due(game, progressed=False)
+
+
+def _tell(game: Game, people: list[Seat], phase_number: int) -> None:
+    if game.is_finished and phase_number == game.phase_number:
+        _each(people, game, phase_number, "game_over", lambda s: compose.game_over(game, s))
+        return
+    for seat in people:
+        _results(game, seat, phase_number)
+    if game.status == Game.Status.RUNNING and phase_number == game.phase_number:
+        awaited = [s for s in people if s.colour in game.waiting and not s.standin]
+        _each(awaited, game, phase_number, "your_turn", lambda s: compose.your_turn(game, s))
 
 
 def _results(game: Game, seat: Seat, phase_number: int) -> None:
@@ -81,11 +94,10 @@ def _each(seats: list[Seat], game: Game, phase_number: int, kind: str,
 
 
 def is_queued(kind: str, seat: Seat, game: Game, phase_number: int) -> bool:
-    """Whether this email of this phase is in the outbox already (in any state)."""
-    marker = compose.phase_headers(game, phase_number)[compose.PHASE_HEADER]
-    return OutgoingEmail.objects.filter(
-        kind=kind, user=seat.user_id, game=game,
-        **{f"headers__{compose.PHASE_HEADER}": marker}).exists()
+    """Whether this email of this phase is in the outbox already (in any state); the
+    unique constraint `one_email_per_phase` stands behind this check."""
+    return OutgoingEmail.objects.filter(kind=kind, user=seat.user_id, game=game,
+                                        phase_number=phase_number).exists()
 
 
 # --- reminders before a deadline ------------------------------------------------------------

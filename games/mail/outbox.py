@@ -16,7 +16,8 @@ when two workers get the same id, one UPDATE changes the row and the other chang
 nothing and returns, so an email is never sent twice by two workers. An SMTP failure
 leaves the row RETRYING with its due time, so nothing is lost either. The only window
 left is a worker dying between the SMTP server's "250 OK" and the UPDATE to SENT: the
-row stays SENDING and is sent again after STUCK_AFTER (a duplicate beats a loss).
+row stays SENDING and is sent again after `stuck_after()` (a duplicate beats a loss).
+A worker dying before the "250 OK" loses nothing: the server did not take the message.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.dispatch import Signal
 from django.urls import reverse
@@ -46,8 +47,6 @@ TRANSACTIONAL = frozenset({"move_accepted", "move_refused", "refusal"})
 # Asks for moves: never held for the digest, whatever the caller says.
 ASKS = frozenset({"your_turn", "reminder"})
 MAX_ATTEMPTS = 10
-STUCK_AFTER = timedelta(minutes=10)  # a send takes seconds (EMAIL_TIMEOUT); then it died
-REDISPATCH_AFTER = timedelta(minutes=5)  # a dispatched task that never ran is sent again
 DUE_BATCH = 500
 UNSUBSCRIBE_SALT = "lowenherz.unsubscribe"
 
@@ -56,6 +55,17 @@ email_queued = Signal()  # email_id: a row is QUEUED (sent after the commit that
 
 def _dispatch(email_id: int) -> None:
     email_queued.send(sender=OutgoingEmail, email_id=email_id)
+
+
+def stuck_after() -> timedelta:
+    """A row SENDING for longer than the longest a task may run (the workers' hard time
+    limit) belongs to a dead worker."""
+    return timedelta(seconds=settings.TASK_TIME_LIMIT_SECONDS + settings.RECOVERY_GRACE_SECONDS)
+
+
+def redispatch_after() -> timedelta:
+    """A queued email whose task never ran (a lost message) is dispatched again."""
+    return timedelta(seconds=settings.RECOVERY_GRACE_SECONDS)
 
 
 # --- who wants what ------------------------------------------------------------------------
@@ -118,17 +128,26 @@ def standard_headers(kind: str, user: User | None) -> dict[str, str]:
 
 def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User | None = None,
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
-          urgent: bool = True) -> OutgoingEmail | None:
+          phase_number: int | None = None, urgent: bool = True) -> OutgoingEmail | None:
     """Store an email and send it after the transaction commits; None if the person
-    does not want it (unsubscribed) or there is nobody to send it to."""
+    does not want it (unsubscribed), there is nobody to send it to, or this email of
+    this phase is queued already (`one_email_per_phase`)."""
     status = status_for(user, kind, urgent)
     if status is None or not to:
         return None
-    email = OutgoingEmail.objects.create(
-        kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
-        text=text, html=html, reply_to=reply_to, status=status,
-        headers={**standard_headers(kind, user), **(headers or {})},
-        next_attempt_at=timezone.now() + REDISPATCH_AFTER if status == Status.QUEUED else None)
+    try:
+        with transaction.atomic():  # a savepoint: a duplicate leaves the caller's work intact
+            email = OutgoingEmail.objects.create(
+                kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
+                text=text, html=html, reply_to=reply_to, status=status,
+                headers={**standard_headers(kind, user), **(headers or {})},
+                phase_number=phase_number,
+                next_attempt_at=timezone.now() + redispatch_after()
+                if status == Status.QUEUED else None)
+    except IntegrityError:
+        log.warning("not queued again: %s for user %s, game %s, phase %s", kind,
+                    user.pk if user else None, game.pk if game else None, phase_number)
+        return None
     if status == Status.QUEUED:
         pk = email.pk
         transaction.on_commit(lambda: _dispatch(pk))
@@ -143,7 +162,7 @@ def send(email_id: int) -> bool:
     claimed = OutgoingEmail.objects.filter(
         id=email_id, status__in=[Status.QUEUED, Status.RETRYING], attempts__lt=MAX_ATTEMPTS,
     ).update(status=Status.SENDING, attempts=F("attempts") + 1,
-             next_attempt_at=timezone.now() + STUCK_AFTER)
+             next_attempt_at=timezone.now() + stuck_after())
     if not claimed:
         return False  # sent, being sent, held or failed: someone else's or nobody's
     email = OutgoingEmail.objects.get(id=email_id)
@@ -210,7 +229,7 @@ def send_due(now: datetime | None = None) -> int:
     ids = list(OutgoingEmail.objects.filter(due).order_by("next_attempt_at")
                .values_list("id", flat=True)[:DUE_BATCH])
     # Not due again before a worker had the time to take it: no pile of copies in the queue.
-    OutgoingEmail.objects.filter(due, id__in=ids).update(next_attempt_at=now + REDISPATCH_AFTER)
+    OutgoingEmail.objects.filter(due, id__in=ids).update(next_attempt_at=now + redispatch_after())
     for email_id in ids:
         _dispatch(email_id)
     return len(ids)

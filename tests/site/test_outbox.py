@@ -125,8 +125,9 @@ def ask(game, user) -> OutgoingEmail:
     return OutgoingEmail.objects.filter(user=user, kind="your_turn").latest("id")
 
 
-def results(game, user) -> OutgoingEmail | None:
-    compose.results(game, seat(game, user), game.phase_number)
+def results(game, user, phase_number: int | None = None) -> OutgoingEmail | None:
+    """A results email (one per person and phase: `one_email_per_phase`)."""
+    compose.results(game, seat(game, user), phase_number or game.phase_number)
     return OutgoingEmail.objects.filter(user=user, kind="results").order_by("id").last()
 
 
@@ -225,7 +226,7 @@ def test_a_refused_mailbox_fails_at_once(game, alice, smtp):
 def test_a_lost_dispatch_is_sent_by_the_sweeper(game, alice, smtp, eager):
     queued = ask(game, alice)  # its on-commit dispatch never ran (no commit in this test)
     assert outbox.send_due() == 0
-    assert outbox.send_due(now=soon(outbox.REDISPATCH_AFTER.total_seconds() / 60 + 1)) == 1
+    assert outbox.send_due(now=soon(outbox.redispatch_after().total_seconds() / 60 + 1)) == 1
     assert row(queued).status == Status.SENT and len(smtp.messages) == 1
 
 
@@ -233,7 +234,7 @@ def test_an_email_left_sending_by_a_dead_worker_is_sent_again(game, alice, smtp,
     queued = ask(game, alice)
     OutgoingEmail.objects.filter(pk=queued.pk).update(status=Status.SENDING, attempts=1,
                                                       next_attempt_at=soon(10))
-    assert outbox.send_due(now=soon(5)) == 0  # still within STUCK_AFTER: maybe sending
+    assert outbox.send_due(now=soon(5)) == 0  # still within stuck_after(): maybe sending
     assert outbox.send_due(now=soon(11)) == 1
     assert row(queued).status == Status.SENT and len(smtp.messages) == 1
 
@@ -310,7 +311,7 @@ def berlin(day: int, hour: int) -> datetime:
 def test_the_digest_leaves_once_a_day_at_seven_in_the_persons_time_zone(
         game, alice, smtp, eager, django_capture_on_commit_callbacks):
     prefer(alice, EmailPreference.DIGEST)
-    first, second = results(game, alice), results(game, alice)
+    first, second = results(game, alice, 1), results(game, alice, 2)
     OutgoingEmail.objects.filter(pk__in=[first.pk, second.pk]).update(
         created_at=berlin(1, 22))
     assert notify.send_digests(now=berlin(2, 6)) == 0  # 06:30 in Berlin: not yet
@@ -324,7 +325,7 @@ def test_the_digest_leaves_once_a_day_at_seven_in_the_persons_time_zone(
     assert {row(first).status, row(second).status} == {Status.DIGESTED}
     (message,) = smtp.messages
     assert message["Subject"] == digest.subject and message["List-Unsubscribe"]
-    later = results(game, alice)
+    later = results(game, alice, 3)
     OutgoingEmail.objects.filter(pk=later.pk).update(created_at=berlin(2, 9))
     OutgoingEmail.objects.filter(pk=digest.pk).update(created_at=berlin(2, 7))
     assert notify.send_digests(now=berlin(2, 23)) == 0  # waits for tomorrow's digest
