@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from kombu import Queue
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("LOWENHERZ_VAR", BASE_DIR / "var"))
@@ -152,6 +153,11 @@ else:
         "store_processed": False,
     }
 CELERY_TASK_IGNORE_RESULT = True
+# The beat's work has a queue of its own, which every worker also takes from: the
+# recovery pass must not wait behind the backlog it is there to recover.
+CELERY_TASK_QUEUES = (Queue("celery"), Queue("sweep"))
+CELERY_TASK_ROUTES = {"games.tasks.sweep": {"queue": "sweep"},
+                      "games.tasks.send_digests": {"queue": "sweep"}}
 CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT_SECONDS
 # Every task is acknowledged after it ran (games.tasks): a worker holds one message at a
 # time, so that a crash leaves one message to redeliver, not a prefetched batch.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import smtplib
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -31,7 +32,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Q
 from django.dispatch import Signal
 from django.urls import reverse
@@ -210,10 +211,26 @@ def is_permanent(exc: Exception) -> bool:
     return False
 
 
+FINISH_TRIES = 5  # about 3 s: a database that fails over comes back within it
+
+
 def _finish(email: OutgoingEmail, status: str, **fields: Any) -> None:
-    # Only from SENDING (or RETRYING, if send_due took it for dead meanwhile).
-    OutgoingEmail.objects.filter(
-        id=email.pk, status__in=[Status.SENDING, Status.RETRYING]).update(status=status, **fields)
+    """Record how the send went. After the SMTP server took the email, a lost database
+    connection here would leave the row SENDING and the email sent twice: so reconnect
+    and try again for a while before giving up (and leaving it to `_recover_stuck`)."""
+    for attempt in range(FINISH_TRIES):
+        try:
+            # Only from SENDING (or RETRYING, if send_due took it for dead meanwhile).
+            OutgoingEmail.objects.filter(
+                id=email.pk, status__in=[Status.SENDING, Status.RETRYING],
+            ).update(status=status, **fields)
+            return
+        except (OperationalError, InterfaceError):
+            if attempt == FINISH_TRIES - 1 or not connection.get_autocommit():
+                raise
+            log.warning("email %s: recording %s failed; reconnecting", email.pk, status)
+            connection.close()  # the next query opens a new connection
+            time.sleep(0.2 * 2 ** attempt)
 
 
 # --- the sweeper's part ----------------------------------------------------------------------
