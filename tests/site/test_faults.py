@@ -34,7 +34,7 @@ import pytest
 import requests
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, transaction
 from django.db.models import Count
 from django.urls import reverse
 from django.utils import timezone
@@ -103,6 +103,8 @@ def computer_game(person: User, name: str, patches: dict | None = None) -> Game:
                                     invite_only=False, colour="red",
                                     computer_colours=["ochre", "lilac"])
     Seat.objects.filter(game=game, user=person).update(standin=True)
+    with transaction.atomic():  # the stand-in's first move, asked for as a phase would
+        services.announce(services.keep_due(Game.objects.select_for_update().get(pk=game.pk)))
     return fresh(game)
 
 
