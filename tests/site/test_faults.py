@@ -393,7 +393,7 @@ def test_a_worker_killed_while_sending_an_email_sends_it_once(cluster, alice, bo
 # The CI runs a short soak; a longer one: SOAK_SECONDS=600 SOAK_GAMES=200 (README).
 SOAK_SECONDS = int(os.environ.get("SOAK_SECONDS", "20"))
 SOAK_GAMES = int(os.environ.get("SOAK_GAMES", "50"))
-SLACK = 8  # seconds for reconnecting to Redis and a busy queue, beyond the recovery bound
+SLACK = 15  # seconds for reconnecting to Redis and the backlog it leaves (two workers, 50 games)
 
 
 def play_in_process(game: Game, phases: int | None = None) -> int:
@@ -420,7 +420,7 @@ def nearly_finished(person: User, seed: int) -> Game:
     end = play_in_process(twin)
     twin.delete()
     game = computer_game(person, f"Nearly over {seed}", patches=with_seed)
-    play_in_process(game, end - 4)
+    play_in_process(game, end - 3)
     return fresh(game)
 
 
@@ -553,7 +553,9 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
                 target = soak.accepted if ok else soak.refused
                 target.append((game.pk, number, seat.colour, how) if ok else f"{game.pk}: {text}")
             time.sleep(0.1)
-        time.sleep(3)  # what is in flight lands
+        # What is in flight lands, and the games that were nearly over end.
+        wait_until(lambda: all(fresh(g).is_finished for g in games[:2]),
+                   "the nearly finished games end", timeout=90)
     finally:
         stop.set()
         monitor.join()
@@ -581,5 +583,4 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
           f"{OutgoingEmail.objects.filter(status=Status.SENT).count()}; lost 0, duplicated 0; "
           f"longest wait for the machine {longest:.1f}s (bound {bound:.1f}s)")
     assert by["web"] > 0 and by["email"] > 0
-    assert all(fresh(g).is_finished for g in games[:2])
     assert longest <= bound, sorted(soak.stalls.items(), key=lambda kv: -kv[1])[:5]
