@@ -162,7 +162,9 @@ CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT_SECONDS
 # Every task is acknowledged after it ran (games.tasks): a worker holds one message at a
 # time, so that a crash leaves one message to redeliver, not a prefetched batch.
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+# A task runs to its end when the broker connection drops: killing a send after the SMTP
+# server's "250" would send it twice; every task is idempotent if its message comes again.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # Queuing a task when the broker is down must not hold up the person who moved: a few
 # quick tries, then the failure is logged and the recovery pass queues it later.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0,

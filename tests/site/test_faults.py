@@ -118,10 +118,13 @@ def assert_each_phase_once(game: Game) -> None:
     assert replay(game.settings_for(colours), record) == game.engine_state, game.pk
 
 
-def assert_every_email_once(cluster: Cluster, mailbox: SMTPServer) -> None:
+def assert_every_email_once(cluster: Cluster, mailbox: SMTPServer, killed_sends: int = 0
+                            ) -> None:
     """Every email the outbox queued before now goes out, and none reaches the SMTP
     server twice. The cluster stops (warm) before the count, so that nothing is sent
-    while it is taken."""
+    while it is taken. `killed_sends`: how many sends a SIGKILL may have cut between
+    the server's "250" and the row's SENT (the outbox's one documented window: such an
+    email went twice, its second attempt after the dead worker's)."""
     mark = timezone.now()
     wait_until(lambda: not OutgoingEmail.objects.filter(created_at__lte=mark).exclude(
         status__in=[Status.SENT, Status.HELD]).exists(), "every due email is sent", timeout=60)
@@ -129,7 +132,10 @@ def assert_every_email_once(cluster: Cluster, mailbox: SMTPServer) -> None:
     received = Counter(int(MESSAGE_ID.match(str(m["Message-ID"])).group(1))  # type: ignore
                        for m in mailbox.messages)
     twice = {pk: n for pk, n in received.items() if n > 1}
-    assert not twice, f"emails received more than once: {twice}"
+    cut = set(OutgoingEmail.objects.filter(pk__in=twice, attempts__gte=2)
+              .values_list("pk", flat=True))
+    assert len(twice) <= killed_sends and set(twice) == cut and max(
+        twice.values(), default=1) <= 2, f"emails received more than once: {twice}"
     assert set(received) == set(OutgoingEmail.objects.filter(status=Status.SENT)
                                 .values_list("pk", flat=True))
 
@@ -561,7 +567,8 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
         monitor.join()
     assert killed and restarted
 
-    assert_every_email_once(cluster, mailbox)  # and everything stops
+    # One worker is SIGKILLed mid-task: one send may be cut after the server's "250".
+    assert_every_email_once(cluster, mailbox, killed_sends=1)  # and everything stops
     lost = [a for a in soak.accepted if not RecordEntry.objects.filter(
         game_id=a[0], phase_number=a[1], colour=a[2]).exists()
         and not PendingSubmission.objects.filter(game_id=a[0], phase_number=a[1],
@@ -580,7 +587,7 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
     print(f"\nsoak: {len(games)} games, {sum(fresh(g).phase_number for g in games)} phases, "
           f"{sum(fresh(g).is_finished for g in games)} finished; people's moves accepted "
           f"{dict(by)}, refused {len(soak.refused)}; emails sent "
-          f"{OutgoingEmail.objects.filter(status=Status.SENT).count()}; lost 0, duplicated 0; "
+          f"{OutgoingEmail.objects.filter(status=Status.SENT).count()}; lost 0; "
           f"longest wait for the machine {longest:.1f}s (bound {bound:.1f}s)")
     assert by["web"] > 0 and by["email"] > 0
     assert longest <= bound, sorted(soak.stalls.items(), key=lambda kv: -kv[1])[:5]
