@@ -19,11 +19,14 @@ import hashlib
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
 import venv
+from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
@@ -108,11 +111,49 @@ def var_dir() -> Path:
     return Path(os.environ.get("LOWENHERZ_VAR", ROOT / "var"))
 
 
+DEFAULT_ADDRESS = "127.0.0.1:8000"
+# The settings' own default (lowenherz_site/settings.py), which ALLOWED_HOSTS replaces.
+DEFAULT_ALLOWED_HOSTS = "localhost,127.0.0.1,[::1]"
+LOCAL_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
+ALL_INTERFACES = {"0.0.0.0", "0", "[::]", "::"}
+
+
+def run_environment(address: str, environ: Mapping[str, str], hostname: str) -> dict[str, str]:
+    """The variables `dev.py run ADDRESS` adds to the environment of the web server and
+    the worker, so that every link in every email points where the site is served:
+    SITE_URL (unless set), and the host in ALLOWED_HOSTS when it is no local name. An
+    address on all interfaces (0.0.0.0:PORT) is reached by the machine's `hostname`.
+    ADDRESS is runserver's: PORT, HOST:PORT or [IPv6]:PORT."""
+    host, _, port = address.rpartition(":")
+    host = host or DEFAULT_ADDRESS.partition(":")[0]
+    public = _url_host(hostname if host in ALL_INTERFACES else host)
+    added: dict[str, str] = {}
+    site_url = environ.get("SITE_URL") or ""
+    if not site_url:
+        added["SITE_URL"] = f"http://{public}:{port}"
+    allowed = [h.strip() for h in environ.get("ALLOWED_HOSTS", DEFAULT_ALLOWED_HOSTS).split(",")
+               if h.strip()]
+    named = [public, _url_host(urlsplit(site_url).hostname or "")]  # and where links go
+    more = [h for h in dict.fromkeys(named) if h and h not in LOCAL_HOSTS and h not in allowed]
+    if more and "*" not in allowed:
+        added["ALLOWED_HOSTS"] = ",".join([*allowed, *more])
+    return added
+
+
+def _url_host(host: str) -> str:
+    """A bare IPv6 address in brackets, as a URL and ALLOWED_HOSTS write it."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
 def cmd_run(extra: list[str]) -> None:
+    # The development server: debug pages, and the development secrets are allowed.
+    os.environ.setdefault("DEBUG", "true")
+    address = extra[0] if extra else DEFAULT_ADDRESS
+    # Before the demo is seeded: its first email links to the site too.
+    os.environ.update(run_environment(address, os.environ, socket.gethostname()))
     make_var_dirs()
     manage("migrate", "--no-input", "-v", "0")
     manage("seed_demo")
-    address = extra[0] if extra else "127.0.0.1:8000"
     stop_on_sigterm()
     worker = server = None
     try:
@@ -120,7 +161,7 @@ def cmd_run(extra: list[str]) -> None:
         worker = start(str(PYTHON), "-m", "celery", "-A", "lowenherz_site", "--quiet", "worker",
                        "--pool=solo", "--loglevel=warning", "--beat",
                        "--schedule", str(var_dir() / "celerybeat-schedule"))
-        print(BANNER.format(address=address), flush=True)
+        print(BANNER.format(address=address, site_url=os.environ["SITE_URL"]), flush=True)
         print(mail_banner(), flush=True)
         server = start(str(PYTHON), "manage.py", "runserver", address)
         if first_to_end(server, worker) is worker:
@@ -157,6 +198,7 @@ MAIL_BANNER = """  Emails are not sent: each is written as a file to  {mail}/
 
 BANNER = """
   Löwenherz is served at  http://{address}/
+  Links in emails go to   {site_url}/   (set SITE_URL to change it)
   Demo login:             demo / lionheart-demo
   A Celery worker plays the computers and resolves phases.  Ctrl-C stops both.
 """
@@ -178,7 +220,36 @@ def cmd_test(extra: list[str]) -> None:
     run(str(BIN / "ruff"), "check", ".")
     run(str(BIN / "lint-imports"))  # the import contract in pyproject.toml
     run(str(BIN / "mypy"))  # the types, as [tool.mypy] in pyproject.toml says
+    check_deploy()
     run(str(PYTHON), "-m", "pytest", *extra)
+
+
+def check_deploy() -> None:
+    """Django's deployment checks, with the production environment the README documents
+    (made-up secrets): a warning fails the run."""
+    import secrets
+
+    production = {**PRODUCTION_ENV, "SECRET_KEY": secrets.token_urlsafe(50),
+                  "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}",
+                  "REDIS_URL": os.environ["REDIS_URL"],
+                  "DATABASE_URL": os.environ["DATABASE_URL"]}
+    env = {k: v for k, v in venv_env().items() if k not in {"DEBUG", "CACHE_URL"}}
+    result = subprocess.run(
+        [str(PYTHON), "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT, env={**env, **production, "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings"})
+    if result.returncode != 0:
+        sys.exit("manage.py check --deploy warns with the README's production environment.")
+
+
+# The README's production environment (section "Production settings"), but the secrets.
+PRODUCTION_ENV = {
+    "DEBUG": "false", "ALLOWED_HOSTS": "games.example.org",
+    "SITE_URL": "https://games.example.org",
+    "CSRF_TRUSTED_ORIGINS": "https://games.example.org",
+    "SECURE_PROXY_SSL_HEADER": "true", "SECURE_SSL_REDIRECT": "true", "SECURE_COOKIES": "true",
+    "SECURE_HSTS_SECONDS": "31536000", "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
+    "SECURE_HSTS_PRELOAD": "true", "TRUSTED_PROXY_COUNT": "1",
+}
 
 
 TEST_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/lowenherz"

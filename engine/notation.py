@@ -57,6 +57,13 @@ __all__ = [
 _NUMBER = re.compile(r"[0-9]{1,100}")
 _CELL = re.compile(r"([a-z]+)([0-9]{1,100})", re.IGNORECASE)
 _CARD_NAMES = tuple(dict.fromkeys(POLITICS_CARDS))  # each name once, in deck order
+# Longer texts are refused before they are read: no move needs more (the longest legal
+# ones, a Swords action with a few knights and Treasure cards, take well under 200), and
+# a bound keeps every step of reading small whatever a person or a mail server sends.
+MAX_MOVE_CHARS = 500
+MAX_WORD_CHARS = 50  # a cell or a wall, as `parse_cell` and `parse_edge` take it
+QUOTE_CHARS = 60  # what an error quotes of the text it refuses
+MAX_QUOTED_MOVE = 200  # a whole move, quoted by the error about one of its words
 _COMMAND_LIST = (
     "place, decide, offer, accept, break off, bid, walls, knight, expand, pile, take, pass, "
     "break alliance"
@@ -67,10 +74,12 @@ _COMMAND_LIST = (
 
 def parse_cell(text: str) -> Cell:
     """`F7` is `(5, 6)`; columns run A..Z, AA, AB... as `board.column_name` writes them."""
+    _refuse_long(text, MAX_WORD_CHARS, "a cell")
     match = _CELL.fullmatch(text.strip())
     if match is None or int(match[2]) < 1:
         raise NotationError(
-            f"'{text.strip()}' is not a cell: write a column letter and a row number, like F7"
+            f"'{quote(text.strip())}' is not a cell: write a column letter and a row number, "
+            "like F7"
         )
     return _column_index(match[1]), int(match[2]) - 1
 
@@ -85,16 +94,37 @@ def _column_index(letters: str) -> int:
 
 def parse_edge(text: str) -> Edge:
     """`F7/F8` or `F8/F7`: the wall between two cells side by side, in its one spelling."""
-    text = re.sub(r"\s*/\s*", "/", text.strip())
+    _refuse_long(text, MAX_WORD_CHARS, "a wall")
+    text = _close_slashes(text.strip())
     halves = text.split("/")
     if len(halves) != 2 or not all(halves):
         raise NotationError(
-            f"'{text}' is not a wall: write the two cells it lies between, like F7/F8"
+            f"'{quote(text)}' is not a wall: write the two cells it lies between, like F7/F8"
         )
     a, b = parse_cell(halves[0]), parse_cell(halves[1])
     if not are_adjacent(a, b):
         raise NotationError(f"{text}: a wall lies between two cells side by side, like F7/F8")
     return make_edge(a, b)
+
+
+def _close_slashes(text: str) -> str:
+    """`F7 / F8` as `F7/F8`. By hand, not `re.sub(r"\\s*/\\s*")`: that regex tries every
+    start in a run of spaces and scans the run from each, quadratic in its length."""
+    return "/".join(part.strip() for part in text.split("/")) if "/" in text else text
+
+
+def _refuse_long(text: str, limit: int, what: str) -> None:
+    """Checked first, before any reading: a bound on the work whatever comes in."""
+    if len(text) > limit:
+        raise NotationError(
+            f"'{quote(text)}' is too long for {what}: {len(text)} characters, at most {limit}"
+        )
+
+
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """The start of `text` for an error message: an echo stays short whatever was sent."""
+    text = " ".join(text[: limit * 4].split())  # bounded before it is split
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 # --- writing -----------------------------------------------------------------------------
@@ -162,7 +192,7 @@ class _Words:
     def __init__(self, text: str) -> None:
         self.text = " ".join(text.split())
         # "F7 / F8" is one wall, and a comma is a word of its own even when glued to another.
-        spaced = re.sub(r"\s*/\s*", "/", text).replace(",", " , ")
+        spaced = _close_slashes(text).replace(",", " , ")
         self.words = spaced.split()
         self.at = 0
         self.hint = ""
@@ -190,7 +220,7 @@ class _Words:
         return words
 
     def fail(self, detail: str | None = None) -> NotationError:
-        return NotationError(f"'{self.text}': {detail or self.hint}")
+        return NotationError(f"'{quote(self.text, MAX_QUOTED_MOVE)}': {detail or self.hint}")
 
     def number(self) -> int:
         word = self.take()
@@ -219,15 +249,23 @@ class _Words:
 
 
 def parse_move(text: str) -> Submission:
-    """Read one submission; raises `NotationError` saying what was expected."""
+    """Read one submission; raises `NotationError` saying what was expected. Linear in the
+    text, and a text over `MAX_MOVE_CHARS` is refused before any reading."""
+    if len(text) > MAX_MOVE_CHARS:
+        raise NotationError(
+            f"a move is at most {MAX_MOVE_CHARS} characters, and this one has {len(text)}: "
+            f"'{quote(text)}'"
+        )
     words = _Words(text)
     if words.at_end():
         raise NotationError("an empty move: write a command, like 'decide 2' or 'pass'")
     command = words.peek()
     parser = _PARSERS.get(command)
     if parser is None:
-        raise NotationError(f"unknown command '{words.words[0]}': expected one of {_COMMAND_LIST}")
-    if command not in ("knight", "expand"):  # those words begin the first step of the move
+        raise NotationError(
+            f"unknown command '{quote(words.words[0])}': expected one of {_COMMAND_LIST}"
+        )
+    if command not in ("knight", "knights", "expand"):  # they begin the move's first step
         words.take()
     return parser(words)
 
@@ -330,12 +368,16 @@ def _parse_walls(w: _Words) -> Submission:
 def _parse_swords(w: _Words) -> Submission:
     w.hint = (
         "write knights and an expansion one after another, then maybe Treasure cards, "
-        "like 'knight F7, knight G7', 'knight F7, expand G7 G8 from C3' or 'knight F7 treasure 10'"
+        "like 'knight F7 G7', 'knight F7, expand G7 G8 from C3' or 'knight F7 treasure 10'"
     )
     steps = [_step(w)]
     while not w.at_end() and w.peek() != "treasure":
         w.take_if(",")  # optional: a newline or the next keyword separates steps as well
-        steps.append(_step(w))
+        if isinstance(steps[-1], Knight) and _CELL.fullmatch(w.peek()):
+            # "knight F7 G7" (or "F7, G7"): more knights, as the page's knights field takes them
+            steps.append(Knight(w.cell()))
+        else:
+            steps.append(_step(w))
     treasure = _treasure(w)
     if not w.at_end():
         raise w.fail(
@@ -345,7 +387,7 @@ def _parse_swords(w: _Words) -> Submission:
 
 
 def _step(w: _Words) -> Knight | Expand:
-    if w.take_if("knight"):
+    if w.take_if("knight") or w.take_if("knights"):
         return Knight(w.cell())
     if w.take_if("expand"):
         return _expand(w)
@@ -374,7 +416,7 @@ def _parse_take(w: _Words) -> Submission:
     w.hint = f"after 'take' write a politics card: one of {names}"
     card = " ".join(w.rest()).lower()
     if card not in _CARD_NAMES:
-        raise w.fail(f"unknown card '{card}': write one of {names}" if card else None)
+        raise w.fail(f"unknown card '{quote(card)}': write one of {names}" if card else None)
     return TakeCard(card)
 
 
@@ -393,6 +435,7 @@ _PARSERS: dict[str, Callable[[_Words], Submission]] = {
     "walls": _parse_walls,
     "wall": _parse_walls,
     "knight": _parse_swords,
+    "knights": _parse_swords,
     "expand": _parse_swords,
     "pile": _parse_pile,
     "look": _parse_pile,

@@ -41,6 +41,11 @@ from games.services import MAX_DEADLINE_HOURS, GameError
 
 logger = logging.getLogger(__name__)
 
+# The longest absence counted: the preferences form refuses a longer one, and a value
+# stored anyway (by hand, or before the form checked) is cut to it, or the date
+# arithmetic below would overflow near the year 9999.
+MAX_ABSENCE = timedelta(days=366)
+
 T = TypeVar("T")
 
 
@@ -118,7 +123,7 @@ def _settle_absence(game_id: int, now: datetime) -> None:
         elif game.on_absence == "pause":
             _pause(game, away, now)
         else:
-            _extend_for_absence(game, away)
+            _extend_for_absence(game, away, now)
 
 
 def _pause(game: Game, away: list[Seat], now: datetime) -> None:
@@ -146,11 +151,11 @@ def _resume(game: Game, now: datetime) -> None:
     _note(game, "resumed", deadline=game.deadline.isoformat())
 
 
-def _extend_for_absence(game: Game, away: list[Seat]) -> None:
+def _extend_for_absence(game: Game, away: list[Seat], now: datetime) -> None:
     """The deadline moves to a whole phase's time after the last awaited person is back."""
     if game.paused:
         return
-    back = max(_away_until(seat) for seat in away)
+    back = min(max(_away_until(seat) for seat in away), now + MAX_ABSENCE)
     target = back + timedelta(hours=game.deadline_hours)
     if game.deadline is not None and game.deadline >= target:
         return
@@ -223,8 +228,10 @@ def extend_deadline(game_id: int, user: User, hours: int) -> Game:
             raise GameError("the game is paused: its deadline is set aside until it resumes")
         game.deadline = max(game.deadline, timezone.now()) + timedelta(hours=hours)
         game.save(update_fields=["deadline"])
+        # Who extended it (the creator's colour, if they still hold a seat) and until when.
+        seat = game.seats.filter(user=user).first()
         _note(game, "deadline_extended", hours=hours, reason="creator",
-              deadline=game.deadline.isoformat())
+              player=seat.colour if seat else None, deadline=game.deadline.isoformat())
     return game
 
 
@@ -237,6 +244,8 @@ def take_seat_back(game_id: int, user: User) -> Seat:
             raise GameError("this game is not running")
         if not seat.standin:
             raise GameError("no computer is playing your seat")
+        if seat.conceded:
+            raise GameError("you conceded this game: the computer plays your seat to the end")
         seat.standin, seat.missed_deadlines = False, 0
         seat.save(update_fields=["standin", "missed_deadlines"])
         _note(game, "seat_taken_back", player=seat.colour)

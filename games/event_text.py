@@ -8,6 +8,7 @@ what the event says.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from games.words import (
@@ -21,6 +22,7 @@ from games.words import (
     name_of,
     names_list,
     plural,
+    with_article,
 )
 
 Event = dict[str, Any]
@@ -34,25 +36,36 @@ def _points(value: Any) -> str:
 # --- the sentences ------------------------------------------------------------------------
 
 
-def describe(event: Event, names: Names) -> str:
+def describe(event: Event, names: Names, viewer: str | None = None) -> str:
     """The event as one sentence. An event of a kind without a sentence, or without a
     field its sentence needs, is a bug where it was written: it raises, so that tests
-    (tests/site/test_event_text.py enumerates every kind the code writes) say so."""
+    (tests/site/test_event_text.py enumerates every kind the code writes) say so.
+
+    A private event (`to`: its one reader) says "You" only to `viewer`, its reader; any
+    other reader (the archive, once every secret is public) is told the player's name."""
     kind = event.get("kind", "")
     sentence = SENTENCES.get(kind)
     if sentence is None:
         raise KeyError(f"no sentence for the event kind {kind!r}: add one to SENTENCES")
-    return sentence(event, _Who(names, event))
+    return sentence(event, _Who(names, event, viewer))
 
 
 class _Who:
     """The names of the players an event mentions."""
 
-    def __init__(self, names: Names, event: Event) -> None:
-        self.names, self.event = names, event
+    def __init__(self, names: Names, event: Event, viewer: str | None = None) -> None:
+        self.names, self.event, self.viewer = names, event, viewer
 
     def __call__(self, key: str = "player") -> str:
         return name_of(self.event.get(key), self.names)
+
+    def addressee(self, possessive: bool = False) -> str:
+        """"You" / "Your" to the reader a private event is for, else their name."""
+        to = self.event.get("to")
+        if to and to == self.viewer:
+            return "Your" if possessive else "You"
+        name = name_of(to, self.names) if to else "A player"
+        return f"{name}'s" if possessive else name
 
     def all(self, key: str = "players") -> str:
         return names_list(self.event.get(key) or (), self.names)
@@ -179,8 +192,8 @@ def _paid(e: Event, who: _Who) -> str:
 
 
 def _placed(e: Event, who: _Who) -> str:
-    return (f"{who()} places a {e['colour']} castle at {cell(e['castle'])} and a knight at "
-            f"{cell(e['knight'])}.")
+    return (f"{who()} places {with_article(e['colour'])} castle at {cell(e['castle'])} and a "
+            f"knight at {cell(e['knight'])}.")
 
 
 def _game_over(e: Event, who: _Who) -> str:
@@ -196,9 +209,23 @@ def _paused(e: Event, who: _Who) -> str:
 
 
 def _extended(e: Event, who: _Who) -> str:
+    """By whom (the creator, or the absence of whom) and until when."""
+    until = _until(e.get("deadline"))
     if e["reason"] == "creator":
-        return f"The game's creator extends the deadline by {plural(e['hours'], 'hour')}."
-    return f"The deadline is extended while {who.all()} {_be(e['players'])} away."
+        creator = f"{who()}, the game's creator," if e.get("player") else "The game's creator"
+        return (f"{creator} extends the deadline by {plural(e['hours'], 'hour')}"
+                f"{', ' + until if until else ''}.")
+    away = f"while {who.all()} {_be(e['players'])} away"
+    return f"The deadline is extended {until + ', ' if until else ''}{away}."
+
+
+def _until(deadline: Any) -> str:
+    """"until Wed 2 Jan 2030, 10:00 UTC": in UTC, named, since a log line is the same for
+    every reader (the page shows the deadline in each reader's own zone)."""
+    if not deadline:
+        return ""
+    moment = datetime.fromisoformat(str(deadline)).astimezone(UTC)
+    return f"until {moment:%a} {moment.day} {moment:%b %Y, %H:%M} UTC"
 
 
 def _be(players: list[str]) -> str:
@@ -213,7 +240,8 @@ def _duration(seconds: int) -> str:
 
 
 def _refused(e: Event, who: _Who) -> str:
-    return f"Your submission '{e['move']}' could not be applied: {e['reason']}."
+    return (f"{who.addressee(possessive=True)} submission '{e['move']}' could not be "
+            f"applied: {e['reason']}.")
 
 
 SENTENCES: dict[str, Sentence] = {
@@ -247,7 +275,7 @@ SENTENCES: dict[str, Sentence] = {
     "declined": lambda e, who: f"{who()} declines {action_text(e['action'])}.",
     "looks": lambda e, who: f"{who()} looks through politics pile {e['pile']}.",
     "took_card": lambda e, who: f"{who()} takes a card from politics pile {e['pile']}.",
-    "card": lambda e, who: f"You took the {card_name(e['card'])} card.",
+    "card": lambda e, who: f"{who.addressee()} took the {card_name(e['card'])} card.",
     "paid": _paid,
     "placed": _placed,
     "turn_end": lambda e, who: f"Turn {e['turn']} ends." if "turn" in e else "The turn ends.",
@@ -266,4 +294,5 @@ SENTENCES: dict[str, Sentence] = {
     "standin": lambda e, who: (f"{who()} missed {plural(e['missed'], 'deadline')} in a row: "
                                "a computer plays their seat until they take it back."),
     "seat_taken_back": lambda e, who: f"{who()} takes their seat back from the computer.",
+    "conceded": lambda e, who: f"{who()} conceded: a computer plays their seat to the end.",
 }

@@ -21,6 +21,7 @@ from django.contrib.auth.models import User
 from django.db import models
 
 from games.models import COLOUR_CHOICES, Game, Profile
+from games.words import clean_text
 
 MAX_DEADLINE_HOURS = 720  # 30 days: longer and a game is as good as abandoned
 
@@ -67,6 +68,14 @@ def is_email_taken(email: str, exclude: User | None = None) -> bool:
     return users.exists()
 
 
+def cleaned_name(form: forms.BaseForm, field: str) -> str:
+    """A name others see in pages and email subjects: one plain line (games.words)."""
+    name = clean_text(form.cleaned_data[field])
+    if not name:
+        raise forms.ValidationError("Write a name with letters or digits.")
+    return name
+
+
 class SignupForm(UserCreationForm):
     email = forms.EmailField(help_text="For game news and for resetting your password.")
     display_name = forms.CharField(max_length=40, help_text="The name other players see.")
@@ -78,15 +87,17 @@ class SignupForm(UserCreationForm):
         model = User
         fields = ("username", "email")
 
-    def clean_email(self) -> str:
-        email = self.cleaned_data["email"]
-        if is_email_taken(email):
-            raise forms.ValidationError("An account with this email exists; "
-                                        "reset its password instead.")
-        return email
+    # A taken email is no error here: the page would tell anyone whose address has an
+    # account. The signup view makes nothing and mails the address's owner instead.
+
+    def clean_display_name(self) -> str:
+        return cleaned_name(self, "display_name")
 
     def save(self, commit: bool = True) -> User:
-        user = super().save(commit=commit)
+        user = super().save(commit=False)
+        user.is_active = False  # until the link emailed to the address is opened
+        if commit:
+            user.save()
         if commit:  # the profile exists only once the user is saved (games.signals)
             profile = user.profile
             profile.display_name = self.cleaned_data["display_name"]
@@ -98,8 +109,12 @@ class SignupForm(UserCreationForm):
 class ProfileForm(forms.ModelForm):
     email = forms.EmailField()
     time_zone = time_zone_field()
+    current_password = forms.CharField(
+        required=False, strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text="Needed to change the email.")
 
-    field_order = ["display_name", "email", "time_zone"]
+    field_order = ["display_name", "email", "time_zone", "current_password"]
 
     class Meta:
         model = Profile
@@ -114,6 +129,24 @@ class ProfileForm(forms.ModelForm):
         if is_email_taken(email, exclude=self.instance.user):
             raise forms.ValidationError("Another account uses this email.")
         return email
+
+    def clean_display_name(self) -> str:
+        return cleaned_name(self, "display_name")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        assert data is not None  # `ModelForm.clean` returns `cleaned_data`
+        # Whoever holds a session (a borrowed computer) must not move the account, and with
+        # it every password reset, to an address of their own.
+        if self.email_changes() and not self.instance.user.check_password(
+                data.get("current_password") or ""):
+            self.add_error("current_password",
+                           "Write your current password to change the email.")
+        return data
+
+    def email_changes(self) -> bool:
+        email = self.cleaned_data.get("email")
+        return email is not None and email.lower() != self.instance.user.email.lower()
 
     def save(self, commit: bool = True) -> Profile:
         profile = super().save(commit=commit)
@@ -164,6 +197,9 @@ class CreateGameForm(forms.Form):
             "name", "player_count", InlineRadios("setup"), InlineRadios("decisions"),
             InlineRadios("money"), "deadline_hours", "invite_only", InlineRadios("colour"),
             InlineCheckboxes("computer_colours"))
+
+    def clean_name(self) -> str:
+        return cleaned_name(self, "name")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -1,12 +1,53 @@
-"""Show every time in the viewer's own time zone (their profile's)."""
+"""Show every time in the viewer's own time zone (their profile's), and keep a session
+opened by a magic link from an email to the one game that email was about."""
 
 from __future__ import annotations
 
 import zoneinfo
 from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.sessions.backends.base import SessionBase
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
+
+from games.models import Game
+
+# The session of a magic link: {"game": id, "phase": number}. A login with the password
+# removes it (games.signals).
+SCOPE_KEY = "lowenherz_magic_scope"
+# What a scoped session may open whatever game it is for: leaving, logging in properly,
+# another magic link, and the pages that need no account.
+OPEN_TO_SCOPED = frozenset({
+    "logout", "login", "magic_link", "unsubscribe", "healthz", "password_reset",
+    "password_reset_done", "password_reset_confirm", "password_reset_complete"})
+# The game's own pages: its page and JSON always, its form only in the link's phase.
+GAME_PAGES = frozenset({"game", "game_json"})
+
+
+def scope_session(session: SessionBase, game_id: int, phase_number: int,
+                  until: datetime) -> None:
+    """Keep this session to one game and phase, and end it at `until`."""
+    session[SCOPE_KEY] = {"game": game_id, "phase": phase_number}
+    session.set_expiry(until)
+
+
+def unscope_session(session: SessionBase) -> None:
+    """A login with the password: the session is the account's again, of usual length."""
+    if session.pop(SCOPE_KEY, None) is not None:
+        session.set_expiry(None)
+
+
+def scope_of(request: HttpRequest) -> dict[str, int] | None:
+    if not request.user.is_authenticated:
+        return None
+    scope: Any = request.session.get(SCOPE_KEY)
+    return scope if isinstance(scope, dict) else None
 
 
 class TimezoneMiddleware:
@@ -21,3 +62,43 @@ class TimezoneMiddleware:
         else:
             timezone.deactivate()
         return self.get_response(request)
+
+
+class MagicScopeMiddleware:
+    """A magic link grants what its email asked: that game, that phase's move. Anything
+    else (other games, the profile, the password, the lobby) asks for the password."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        scope = scope_of(request)
+        if scope is None or request.path_info.startswith("/" + settings.STATIC_URL.lstrip("/")) \
+                or _allowed(request.path_info, scope):
+            return self.get_response(request)
+        return _ask_for_password(request, scope)
+
+
+def _allowed(path: str, scope: dict[str, int]) -> bool:
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return True  # a 404 shows nothing of the account
+    if match.url_name in OPEN_TO_SCOPED:
+        return True
+    if match.kwargs.get("game_id") != scope["game"]:
+        return False
+    if match.url_name in GAME_PAGES:
+        return True
+    # The move the email asked for, while the game is still in that phase.
+    return match.url_name == "submit" and Game.objects.filter(
+        pk=scope["game"], phase_number=scope["phase"], status=Game.Status.RUNNING).exists()
+
+
+def _ask_for_password(request: HttpRequest, scope: dict[str, int]) -> HttpResponse:
+    name = Game.objects.filter(pk=scope["game"]).values_list("name", flat=True).first()
+    messages.info(request, f"This link from an email signed you in for {name or 'one game'} "
+                           "only; log in with your password for the rest.")
+    target = request.get_full_path() if request.method in {"GET", "HEAD"} else \
+        reverse("game", args=[scope["game"]])
+    return HttpResponseRedirect(f"{reverse('login')}?{urlencode({'next': target})}")

@@ -8,6 +8,7 @@ No rule lives here: the engine says what is legal and what happens
 from __future__ import annotations
 
 import secrets
+import uuid
 import zoneinfo
 from functools import cached_property
 
@@ -43,6 +44,10 @@ def new_invite_token() -> str:
     return secrets.token_urlsafe(16)
 
 
+def new_thread_id() -> str:
+    return uuid.uuid4().hex
+
+
 def new_seed() -> int:
     return secrets.randbits(48)
 
@@ -52,6 +57,7 @@ class Game(models.Model):
         OPEN = "open", "Waiting for players"
         RUNNING = "running", "Running"
         FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"  # by its creator, before it started
 
     name = models.CharField(max_length=80)
     creator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
@@ -86,6 +92,9 @@ class Game(models.Model):
     # the last phase whose emails are queued. A lost task message is found again here.
     work_due_since = models.DateTimeField(null=True, blank=True)
     notified_phase = models.PositiveIntegerField(default=0)
+    # The root every email of the game refers to (In-Reply-To, References): one thread in
+    # the players' mail clients.
+    mail_thread = models.CharField(max_length=40, default=new_thread_id)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -136,6 +145,9 @@ class Seat(models.Model):
     is_computer = models.BooleanField(default=False)
     missed_deadlines = models.PositiveSmallIntegerField(default=0)  # in a row
     standin = models.BooleanField(default=False)  # a computer plays until the person returns
+    conceded = models.BooleanField(default=False)  # given up: a computer plays to the end
+    # The person muted this game's emails: only the game-over email comes (games.mail.notify).
+    mail_muted = models.BooleanField(default=False)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -278,6 +290,10 @@ class OutgoingEmail(models.Model):
         RETRYING = "retrying", "Retrying"
         FAILED = "failed", "Failed"
         DIGESTED = "digested", "Sent in a digest"
+        # Owed news that waits to ride in the person's next email of the game, or to be
+        # sent on its own once due (next_attempt_at): games.mail.notify.flush_due.
+        COALESCING = "coalescing", "Waiting to ride in the next email"
+        FOLDED = "folded", "Told in a later email"
 
     kind = models.CharField(max_length=30)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
@@ -297,6 +313,8 @@ class OutgoingEmail(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
+    # What a COALESCING email says in one line, for the email it rides in.
+    summary = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
 
@@ -306,6 +324,8 @@ class OutgoingEmail(models.Model):
                          condition=Q(status__in=["queued", "retrying"])),
             models.Index(fields=["next_attempt_at"], name="email_sending",
                          condition=Q(status="sending")),
+            models.Index(fields=["next_attempt_at"], name="email_coalescing",
+                         condition=Q(status="coalescing")),
         ]
         constraints = [
             models.UniqueConstraint(fields=["kind", "user", "game", "phase_number"],

@@ -36,11 +36,22 @@ from engine.moves import (
     TakeCard,
     Walls,
 )
-from engine.notation import format_cell, format_move, parse_cell, parse_edge
+from engine.notation import (
+    MAX_MOVE_CHARS,
+    format_cell,
+    format_move,
+    parse_cell,
+    parse_edge,
+)
 from games.event_text import action_text, card_name
+from games.words import plural
 
 View = Mapping[str, Any]  # the engine's view (engine.view.View), read by key
 CARD_NUMBERS = (1, 2, 3)
+# Every text field has a limit, checked (by Django's max_length) before its clean_ reads
+# it: the board's cells and walls, however many, stay far below these.
+CELLS_MAX_CHARS = 200
+WALLS_MAX_CHARS = MAX_MOVE_CHARS
 
 
 # --- reading fields --------------------------------------------------------------------------
@@ -76,7 +87,8 @@ def cell_input(label: str, single: bool, required: bool = True, default: bool = 
         attrs["data-board-single"] = "1"
     if default:
         attrs["data-board-default"] = "1"
-    return forms.CharField(label=label, required=required, widget=forms.TextInput(attrs=attrs))
+    return forms.CharField(label=label, required=required, max_length=CELLS_MAX_CHARS,
+                           widget=forms.TextInput(attrs=attrs))
 
 
 def _treasure_values(v: View) -> list[int]:
@@ -111,11 +123,16 @@ class PlayForm(forms.Form):
     kind: ClassVar[str] = ""
     button: ClassVar[str] = "Submit"
     button_class: ClassVar[str] = "btn-primary"
+    # The page writes the phase the form is made for in a hidden `phase` field, so that
+    # a form from a phase gone by is refused (services.submit); not read by the form.
+    for_a_phase: ClassVar[bool] = True
 
-    def __init__(self, data: Any = None, *, view: View | None = None, action: str = "") -> None:
+    def __init__(self, data: Any = None, *, view: View | None = None, action: str = "",
+                 phase_number: int | None = None) -> None:
         super().__init__(data, auto_id=f"{self.kind}-%s")
         self.view: View = view or {}
         self.action = action
+        self.phase_number = phase_number if self.for_a_phase else None
         self.setup()
 
     @property
@@ -248,7 +265,7 @@ class AcceptForm(PlayForm):
 
     def button_label(self) -> str:
         offer = self.ask.get("offer")
-        return f"Accept {offer[1]} ducats" if offer else self.button
+        return f"Accept {plural(offer[1], 'ducat')}" if offer else self.button
 
     def submission(self) -> Submission:
         return Accept()
@@ -278,7 +295,7 @@ class WallsForm(PlayForm):
     kind, button = "walls", "Place walls"
     walls = forms.CharField(
         label="Walls, in the order placed", help_text="Click edges on the board, or type "
-        "them like F7/F8 G7/G8.",
+        "them like F7/F8 G7/G8.", max_length=WALLS_MAX_CHARS,
         widget=forms.TextInput(attrs={"data-board-target": "wall", "data-board-default": "1",
                                       "autocomplete": "off", "placeholder": "F7/F8 G7/G8"}))
 
@@ -357,10 +374,12 @@ class PassForm(PlayForm):
 
 
 class EndAllianceForm(PlayForm):
-    """RULES 7.1 allows it at any time; the choices are the alliances of own castles."""
+    """RULES 7.1 allows it at any time; the choices are the alliances of own castles.
+    So it is made for no phase: an older page's form still ends the alliance."""
 
     kind, button = "end-alliance", "End the alliance (10 ducats)"
     button_class = "btn-outline-danger"
+    for_a_phase = False
     alliance = forms.ChoiceField(label="Alliance", choices=[])
 
     def setup(self) -> None:
@@ -380,11 +399,12 @@ class MoveTextForm(PlayForm):
 
     kind, button = "move", "Submit"
     move = forms.CharField(
-        label="Move in notation", max_length=500,
+        label="Move in notation", max_length=MAX_MOVE_CHARS,
         widget=forms.TextInput(attrs={"autocomplete": "off", "data-board-target": "any"}))
 
-    def __init__(self, data: Any = None, *, view: View | None = None, action: str = "") -> None:
-        super().__init__(data, view=view, action=action)
+    def __init__(self, data: Any = None, *, view: View | None = None, action: str = "",
+                 phase_number: int | None = None) -> None:
+        super().__init__(data, view=view, action=action, phase_number=phase_number)
         self.auto_id = "%s-text"  # the field's id is "move-text"
 
     def setup(self) -> None:
@@ -423,9 +443,10 @@ FORMS: dict[str, type[PlayForm]] = {
 }
 
 
-def forms_for(v: View, action: str) -> list[PlayForm]:
+def forms_for(v: View, action: str, phase_number: int | None = None) -> list[PlayForm]:
     """The structured forms for what the view asks of its viewer (none if nothing)."""
-    return [FORMS[kind](view=v, action=action) for kind in asked_kinds(v)]
+    return [FORMS[kind](view=v, action=action, phase_number=phase_number)
+            for kind in asked_kinds(v)]
 
 
 def asked_kinds(v: View) -> list[str]:
@@ -443,7 +464,9 @@ def asked_kinds(v: View) -> list[str]:
             "crown": ["take", "pass"]}.get(phase or "", [])
 
 
-def form_from_post(v: View, data: Any, action: str) -> PlayForm | None:
+def form_from_post(v: View, data: Any, action: str,
+                   phase_number: int | None = None) -> PlayForm | None:
     """The form named by the POST's `form` field, bound to the POST, or None."""
     form_class = FORMS.get(data.get("form", ""))
-    return None if form_class is None else form_class(data, view=v, action=action)
+    return None if form_class is None else form_class(data, view=v, action=action,
+                                                       phase_number=phase_number)

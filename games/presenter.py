@@ -98,10 +98,12 @@ class Presentation:
         return [self.line(e) for e in rows.order_by("index")]
 
     def line(self, event: Event) -> EventLine:
-        data = {**event.data, "kind": event.kind}
+        data = {**event.data, "kind": event.kind, "to": event.to_colour}
+        # "You" only to the reader a private event is for; the archive names them.
+        reader = None if self.everything else self.colour
         return EventLine(index=event.index, turn=event.turn, phase_number=event.phase_number,
-                         kind=event.kind, data=event.data, text=describe(data, self.names),
-                         to_colour=event.to_colour)
+                         kind=event.kind, data=event.data,
+                         text=describe(data, self.names, reader), to_colour=event.to_colour)
 
     # --- what is pending -----------------------------------------------------------------
 
@@ -114,10 +116,29 @@ class Presentation:
                 .values_list("text", flat=True).first())
 
     def submitted(self) -> set[str]:
-        """Who has a submission stored for this phase (not what it is)."""
+        """Who has a submission stored for this phase (not what it is); from the game's
+        prefetched `pending` rows when a list of games prefetched them (no query each)."""
+        game = self.game
+        if "pending" in getattr(game, "_prefetched_objects_cache", {}):
+            colours = {s.pk: s.colour for s in game.seats.all()}
+            return {colours[p.seat_id] for p in game.pending.all()
+                    if p.phase_number == game.phase_number and p.seat_id in colours}
         return set(PendingSubmission.objects
-                   .filter(game=self.game, phase_number=self.game.phase_number)
+                   .filter(game=game, phase_number=game.phase_number)
                    .values_list("seat__colour", flat=True))
+
+    def has_submitted(self) -> set[str]:
+        """Who has submitted for this phase, as the game page marks them: a stored
+        submission, or a sealed choice the engine holds."""
+        sealed = set(self.view.get("submitted", [])) if self.view is not None else set()
+        return self.submitted() | sealed
+
+    def still_waiting(self) -> list[str]:
+        """The colours the phase still waits for: awaited, and not yet submitted."""
+        if not self.game.waiting:
+            return []
+        done = self.has_submitted()
+        return [c for c in self.game.waiting if c not in done]
 
     # --- sentences -----------------------------------------------------------------------
 

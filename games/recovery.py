@@ -18,7 +18,9 @@ moved on before its tasks are queued, so the other pass skips it. A game a task 
 working on (its row locked) is skipped too, and looked at again next time.
 
 Emails are the outbox's own rows: `outbox.send_due`, in the same sweep, sends again
-those queued whose task never ran and those a dead worker left SENDING.
+those queued whose task never ran and those a dead worker left SENDING; before it,
+`notify.flush_due` sends the held (COALESCING) news and confirmations now due. No task
+message stands for those: their due time is in their rows, so a lost message loses none.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
 from games.models import Event as EventRow
 from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot
+from games.words import phase_label, phase_moved_on
 
 MAX_DEADLINE_HOURS = 720
 
@@ -45,6 +46,14 @@ computer_awaited = Signal()  # game_id, phase_number, seat_id: a computer's move
 
 class GameError(ValueError):
     """Something a person asked for that cannot be done; the message says why."""
+
+
+class PhaseGone(GameError):
+    """A form made for a phase gone by (or for no phase it says): nothing was applied.
+    The message is a whole sentence: which phase it was for, which one is now."""
+
+
+UNKNOWN_PHASE = 0  # what a form that says no phase was made for (an old page) passes
 
 
 @dataclass(frozen=True)
@@ -106,6 +115,8 @@ def join_game(game_id: int, user: User, colour: str) -> Game:
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         seats = list(game.seats.all())
+        if game.status == Game.Status.CANCELLED:
+            raise GameError("this game was cancelled by its creator")
         if game.status != Game.Status.OPEN:
             raise GameError("this game has already started")
         if any(s.user_id == user.pk for s in seats):
@@ -127,6 +138,64 @@ def _start_if_full(game: Game) -> None:
     _store(game, state, log, records=[])
 
 
+# --- running a table: cancelling, leaving, conceding ----------------------------------------
+
+
+def cancel_game(game_id: int, user: User) -> Game:
+    """The creator calls off a game that has not started; it leaves the lobby."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.creator_id != user.pk:
+            raise GameError("only the game's creator can cancel it")
+        if game.status != Game.Status.OPEN:
+            raise GameError("only a game that has not started can be cancelled; "
+                            "a player of a running game can concede instead")
+        game.status = Game.Status.CANCELLED
+        game.save(update_fields=["status"])
+    return game
+
+
+def leave_game(game_id: int, user: User) -> Game:
+    """A player gives up their seat before the game starts; the colour is free again."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != Game.Status.OPEN:
+            raise GameError("the game has started: concede instead, and a computer plays on")
+        if game.creator_id == user.pk:
+            raise GameError("you created this game: cancel it instead")
+        seat = seat_of(game, user)
+        seat.delete()
+    return game
+
+
+def concede(game_id: int, user: User) -> Seat:
+    """A player gives up a running game for good: a computer plays the seat to the end
+    (the others play on), and taking the seat back is refused (games.deadlines)."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=game_id)
+        if game.status != Game.Status.RUNNING:
+            raise GameError("this game is not running")
+        seat = seat_of(game, user)
+        if seat.conceded:
+            raise GameError("you have conceded this game already")
+        seat.conceded, seat.standin = True, True
+        seat.save(update_fields=["conceded", "standin"])
+        EventRow.objects.create(game=game, index=game.events.count(),
+                                phase_number=game.phase_number, turn=game.turn,
+                                kind="conceded", data={"kind": "conceded", "player": seat.colour})
+        _hand_to_computer(game, seat)
+    return seat
+
+
+def _hand_to_computer(game: Game, seat: Seat) -> None:
+    """The computer makes the seat's move of this phase too, unless one is stored."""
+    state = game.engine_state
+    if seat.colour in state.waiting and seat.colour not in _submitted(game):
+        transaction.on_commit(
+            partial(_dispatch_computer, game.pk, game.phase_number, seat.pk))
+    keep_due(game)
+
+
 # --- submitting -------------------------------------------------------------------------
 
 
@@ -137,22 +206,32 @@ def seat_of(game: Game, user: User) -> Seat:
     return seat
 
 
-def submit(game_id: int, seat_id: int, move: Submission) -> Outcome:
+def submit(game_id: int, seat_id: int, move: Submission,
+           phase_number: int | None = None) -> Outcome:
     """A person's own move (parsed where it came in: a form, the notation field, an
     email). Checked by the engine and stored; nothing changes if it is refused
-    (IllegalMove or GameError carry the sentence to show)."""
-    outcome = submit_move(game_id, seat_id, move)
+    (IllegalMove or GameError carry the sentence to show). `phase_number`: the phase the
+    form was made for (`UNKNOWN_PHASE` if it says none); a move for another phase is
+    refused with `PhaseGone`."""
+    outcome = submit_move(game_id, seat_id, move, phase_number)
     # A person who answers is no longer missing deadlines in a row (deadline defaults go
     # through submit_move, so they keep counting).
     Seat.objects.filter(pk=seat_id, missed_deadlines__gt=0).update(missed_deadlines=0)
     return outcome
 
 
-def submit_move(game_id: int, seat_id: int, move: Submission) -> Outcome:
+def submit_move(game_id: int, seat_id: int, move: Submission,
+                phase_number: int | None = None) -> Outcome:
     """Check a submission once, against the state it is made in, and store it."""
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         seat = game.seats.get(pk=seat_id)
+        # Under the row lock: a resolve that moves the phase on waits for us, or came first.
+        # Ending an alliance is allowed at any time (RULES 7.1), so it is for no phase.
+        if phase_number is not None and not isinstance(move, EndAlliance):
+            gone = phase_problem(game, phase_number)
+            if gone is not None:
+                raise gone
         if game.status != Game.Status.RUNNING:
             raise GameError("this game is not running")
         state = game.engine_state
@@ -170,6 +249,17 @@ def submit_move(game_id: int, seat_id: int, move: Submission) -> Outcome:
             number = game.phase_number
             transaction.on_commit(lambda: _dispatch_resolve(game_id, number))
     return Outcome(move, ready=ready)
+
+
+def phase_problem(game: Game, phase_number: int) -> PhaseGone | None:
+    """A `PhaseGone` if the game is no longer in the phase a form was made for."""
+    if phase_number == game.phase_number:
+        return None
+    then = (game.snapshots.filter(phase_number=phase_number)
+            .values_list("turn", "state__phase").first()) if phase_number else None
+    current = phase_label((game.state or {}).get("phase"), game.turn)
+    return PhaseGone(phase_moved_on(phase_number or None, phase_label(then[1], then[0])
+                                    if then else None, game.phase_number, current))
 
 
 def _recheck_pending(game: Game, state: engine.GameState) -> SiteLog:
@@ -412,4 +502,4 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     return True
 
 
-__all__ = ["GameError", "IllegalMove", "Outcome", "Owed"]
+__all__ = ["GameError", "IllegalMove", "Outcome", "Owed", "PhaseGone"]

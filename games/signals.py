@@ -1,4 +1,6 @@
-"""Every user has a profile from the start (display name defaults to the username)."""
+"""Every user has a profile from the start (display name defaults to the username); a
+login with the password ends the limits of a magic link's session; the account
+changes the mail wing announces (`email_changed`, `signup_with_taken_email`)."""
 
 from __future__ import annotations
 
@@ -6,10 +8,21 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_save
-from django.dispatch import receiver
+from django.dispatch import Signal, receiver
+from django.http import HttpRequest
 
+from games.middleware import unscope_session
 from games.models import Profile
+
+# Sent by the account pages (games.views), received by the mail wing (games.mail.compose),
+# which the pages may not import: the old address hears of a change to its account...
+email_changed = Signal()  # user, old_email
+# ...and an address that has an account hears that someone tried to sign up with it.
+signup_with_taken_email = Signal()  # user (the account that has the address)
+# A new account waits for the link that proves its address.
+signup_started = Signal()  # user, confirm_url
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)
@@ -17,3 +30,11 @@ def create_profile(sender: type[User], instance: User, created: bool, **kwargs: 
     if created:
         Profile.objects.get_or_create(user=instance,
                                       defaults={"display_name": instance.get_username()[:40]})
+
+
+@receiver(user_logged_in)
+def end_magic_scope(sender: type[User], request: HttpRequest | None, user: User,
+                    **kwargs: Any) -> None:
+    # games.mail.views scopes the session again right after its own login.
+    if request is not None and hasattr(request, "session"):
+        unscope_session(request.session)

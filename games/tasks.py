@@ -64,6 +64,16 @@ def send_email(email_id: int) -> bool:
 
 
 @shared_task(**SURVIVES)
+def flush_held(user_id: int, game_id: int) -> bool:
+    return notify.flush(user_id, game_id)
+
+
+# A held email due later than this is left to the sweep: a Redis broker redelivers a
+# task that waits longer than its visibility timeout.
+HELD_TASK_MAX_SECONDS = 600
+
+
+@shared_task(**SURVIVES)
 def sweep() -> None:
     """Every RECOVERY_INTERVAL_SECONDS (beat): recovery, deadlines, reminders, outbox."""
     sweep_once()
@@ -71,13 +81,15 @@ def sweep() -> None:
 
 def sweep_once(now: datetime | None = None) -> None:
     """One beat: what the queue lost first, then absences (an away player is not
-    defaulted), deadlines, reminders for what is still awaited, and the outbox."""
+    defaulted), deadlines, reminders for what is still awaited, the held (coalescing)
+    emails now due, and the outbox."""
     now = now or timezone.now()
     recovery.recover(now)
     deadlines.settle_absences(now)
     deadlines.pass_deadlines(now)
     notify.arm_reminders(now)
     notify.send_reminders(now)
+    notify.flush_due(now)  # owed news and confirmations that may not wait longer
     outbox.send_due(now)
 
 
@@ -90,20 +102,27 @@ def send_digests() -> None:
 # --- what the layers below announce ---------------------------------------------------------
 
 
-def queue(task: Task, *args: int) -> None:
+def queue(task: Task, *args: int, countdown: float | None = None) -> None:
     """Queue a task after the commit that made it owed. The commit is what counts: if
     the broker cannot be reached, the person still sees their move accepted, the
     failure is logged, and the recovery pass queues the task once the broker is back."""
     try:
         try:
-            task.apply_async(args)
+            _apply(task, args, countdown)
         except InconsistencyError:
             # A flushed Redis forgot the queue's binding, which workers declare only when
             # they start: declare it again and retry once.
             _declare_queue(task)
-            task.apply_async(args)
+            _apply(task, args, countdown)
     except Exception:  # whatever the broker's client raises, the move stays accepted
         logger.exception("could not queue %s%r; the recovery pass will", task.name, args)
+
+
+def _apply(task: Task, args: tuple[int, ...], countdown: float | None) -> None:
+    if countdown is None:
+        task.apply_async(args)
+    else:
+        task.apply_async(args, countdown=countdown)
 
 
 def _declare_queue(task: Task) -> None:
@@ -130,3 +149,9 @@ def _computer_soon(game_id: int, phase_number: int, seat_id: int, **_: Any) -> N
 @receiver(outbox.email_queued, dispatch_uid="games.tasks.send_email")
 def _send_soon(email_id: int, **_: Any) -> None:
     queue(send_email, email_id)
+
+
+@receiver(outbox.email_held, dispatch_uid="games.tasks.flush_held")
+def _flush_when_due(user_id: int, game_id: int, seconds: float, **_: Any) -> None:
+    if seconds <= HELD_TASK_MAX_SECONDS:  # later ones: the sweep, every minute
+        queue(flush_held, user_id, game_id, countdown=seconds + 1)

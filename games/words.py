@@ -4,7 +4,8 @@ plurals, the phase in a sentence. Only wording: what to say comes from the engin
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from engine.notation import format_cell, format_edge
@@ -81,8 +82,29 @@ def offer_parts(offer: Sequence[str | int]) -> tuple[str, int]:
     return offerer, ducats
 
 
+def with_article(word: str) -> str:
+    """"a red", "an ochre": the indefinite article a word takes (by its first letter,
+    which is right for the colours and the game's other words)."""
+    vowel = word[:1].lower() in tuple("aeiou")
+    return f"{'an' if vowel else 'a'} {word}"
+
+
 def plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+# Joiners that some scripts (and emoji) need; every other format character goes.
+KEPT_FORMAT_CHARACTERS = frozenset({"\u200c", "\u200d"})
+
+
+def clean_text(text: str) -> str:
+    """A name or subject as one plain line: without control characters (a newline in an
+    email header), format characters (right-to-left overrides U+202A-U+202E and
+    isolates U+2066-U+2069, which turn a subject around) and line separators."""
+    kept = "".join(" " if unicodedata.category(c) in {"Cc", "Zl", "Zp"}
+                   else "" if unicodedata.category(c) == "Cf" and c not in KEPT_FORMAT_CHARACTERS
+                   else c for c in text)
+    return " ".join(kept.split())
 
 
 def sentence(reason: object) -> str:
@@ -101,7 +123,7 @@ def phase_text(phase: PhaseView, names: Names) -> str:
     waiting = names_list(phase.get("waiting") or (), names)
     contenders = names_list(phase.get("contenders") or (), names)
     if kind == "placement":
-        return f"{waiting} places a {phase.get('colour')} castle and knight."
+        return f"{waiting} places {with_article(str(phase.get('colour')))} castle and knight."
     if kind == "decision":
         return "The players choose their decision cards."
     if kind == "negotiation":
@@ -121,3 +143,30 @@ def phase_text(phase: PhaseView, names: Names) -> str:
     if kind == "over":
         return "The game is over."
     return f"The game waits for {waiting}."
+
+
+# --- a phase named, for a form or an email made for another phase --------------------------
+
+
+def phase_label(phase: Mapping[str, Any] | None, turn: int) -> str:
+    """A phase in a few words: "decisions, turn 4", "the duel for 2 walls, turn 4"."""
+    kind = (phase or {}).get("kind")
+    action = action_text((phase or {}).get("action") or "")
+    if kind == "over":
+        return "the end of the game"
+    if kind == "placement":
+        return "placing the first castles"
+    what = {"decision": "decisions", "negotiation": f"the negotiation over {action}",
+            "duel": f"the duel for {action}", "perform": f"performing {action}",
+            "crown": "the crown"}.get(str(kind), str(kind or "a phase"))
+    return f"{what}, turn {turn}"
+
+
+def phase_moved_on(made_for: int | None, then: str | None, now: int, current: str) -> str:
+    """Why a form made for another phase was refused, and what the game does now."""
+    if made_for is None:
+        was = "This form came from an older page that does not say which phase it was for"
+    else:
+        was = f"This form was for phase {made_for}" + (f" ({then})" if then else "")
+    return (f"{was}; the game has moved on to phase {now} ({current}): nothing was applied. "
+            "Here is the game as it is now.")

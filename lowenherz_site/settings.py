@@ -9,6 +9,7 @@ needs no server. `DATABASE_URL` and `REDIS_URL` switch to PostgreSQL and Redis.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -30,6 +31,21 @@ def env_bool(name: str, default: bool) -> bool:
     raise ValueError(f"{name} must be true or false, not {raw!r}")
 
 
+def refuse_unsafe_secrets(secret_key: str, inbound: str, *development: str) -> None:
+    """With DEBUG off the site serves people: it must not start on a secret anyone knows."""
+    from django.core.exceptions import ImproperlyConfigured
+
+    how = 'generate one: python3 -c "import secrets; print(secrets.token_urlsafe(50))"'
+    if not secret_key or secret_key in development or len(secret_key) < 50:
+        raise ImproperlyConfigured(
+            f"SECRET_KEY is missing, short or the development default, and DEBUG is off: {how}")
+    user, _, password = inbound.partition(":")
+    if not inbound or inbound in development or not user or len(password) < 16:
+        raise ImproperlyConfigured(
+            "INBOUND_SECRET is missing or the development default, and DEBUG is off: set it "
+            f'to "user:password" with a password of 16 characters or more ({how})')
+
+
 def env_int(name: str, default: int) -> int:
     raw = os.environ.get(name)
     try:
@@ -38,10 +54,42 @@ def env_int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
 
 
-SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-not-secret-change-me-in-production")
-DEBUG = env_bool("DEBUG", True)
-ALLOWED_HOSTS = os.environ.get("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]").split(",")
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
+
+
+# DEBUG is off unless the environment turns it on (`python3 dev.py run` does): a server
+# started without it shows no debug pages and refuses to run on the development secrets.
+DEBUG = env_bool("DEBUG", False)
+DEV_SECRET_KEY = "dev-only-not-secret-change-me-in-production"
+DEV_INBOUND_SECRET = "lowenherz:dev-only-inbound-secret"
+SECRET_KEY = os.environ.get("SECRET_KEY") or (DEV_SECRET_KEY if DEBUG else "")
+# Inbound webhooks authenticate with HTTP basic auth "user:password" (anymail's format).
+INBOUND_SECRET = os.environ.get("INBOUND_SECRET") or (DEV_INBOUND_SECRET if DEBUG else "")
+if not DEBUG:
+    refuse_unsafe_secrets(SECRET_KEY, INBOUND_SECRET, DEV_SECRET_KEY, DEV_INBOUND_SECRET)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+
+# --- HTTPS and the proxy in front (see the README's production environment) --------------
+# Behind a TLS proxy that sets X-Forwarded-Proto: trust it to say the request was https.
+if env_bool("SECURE_PROXY_SSL_HEADER", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+# /healthz answers the load balancer over plain HTTP inside the private network.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = env_bool("SECURE_COOKIES", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# How many proxies in front append to X-Forwarded-For: the client's address, for rate
+# limits, is that many entries from its right end (0: the connection's own address).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -53,6 +101,9 @@ INSTALLED_APPS = [
     "crispy_forms",
     "crispy_bootstrap5",
     "anymail",
+    "axes",
+    "csp",
+    "django_ratelimit",
     "games",
 ]
 
@@ -66,6 +117,19 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "games.middleware.TimezoneMiddleware",
+    # After sessions, authentication and messages, which it needs: a session a magic link
+    # opened reaches only that link's game.
+    "games.middleware.MagicScopeMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_ratelimit.middleware.RatelimitMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its answer.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: it refuses a login for an account or address locked out by failures.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "lowenherz_site.urls"
@@ -80,6 +144,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "games.context_processors.live",
             ],
         },
     },
@@ -112,6 +177,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Open pages ask the site this often whether what they show changed (games.views.live).
+LIVE_POLL_SECONDS = env_int("LIVE_POLL_SECONDS", 12)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "lobby"
@@ -124,6 +191,65 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = VAR_DIR / "static"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- The shared cache: rate limits and login failures ---------------------------------------
+# Every process must count against the same numbers: Redis when there is one (CACHE_URL,
+# else REDIS_URL), else files in $LOWENHERZ_VAR/cache, which the processes of one machine
+# share (the embedded default of `dev.py run`).
+CACHE_URL = os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL", "")
+if CACHE_URL:
+    # django-redis: its increment is atomic and keeps the key's expiry (Django's own
+    # RedisCache checks and increments in two steps, which can leave a count forever).
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
+                          "LOCATION": CACHE_URL, "KEY_PREFIX": "lowenherz"}}
+    SILENCED_SYSTEM_CHECKS: list[str] = []
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+                          "LOCATION": str(VAR_DIR / "cache")}}
+    # Files count without atomic increments: a limit may let a few more through under a
+    # race, which is fine for one machine's development server, never for production.
+    SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001", "axes.W001"]
+
+# django-axes: failed logins counted per account and, separately, per address; after
+# AXES_FAILURE_LIMIT of either, logins are refused for the cool-off, even with the right
+# password. A success resets the account's count.
+AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "errors/locked_out.html"
+AXES_CLIENT_IP_CALLABLE = "lowenherz_site.client_ip.client_ip"
+AXES_VERBOSE = False
+
+# django-ratelimit: the limits are on the views (games.limits); a request over one gets
+# HTTP 429 with a page that says when to try again.
+RATELIMIT_IP_META_KEY = "lowenherz_site.client_ip.client_ip"
+# Every limit of games.limits, "count/period" (s, m, h, d); RATE_LIMIT_<NAME> overrides one.
+RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default) for name, default in {
+    "signup": "10/h",            # accounts made from one address
+    "password_reset": "5/h",     # reset emails asked for, per address and per email address
+    "invitation": "30/d",        # invitations one person sends, over all games
+    "refusal": "20/d",           # refusal emails to one registered address
+    "inbound": "60/h",           # emails accepted for handling from one sender
+}.items()}
+RATELIMIT_VIEW = "lowenherz_site.errors.rate_limited"
+
+# django-csp: scripts and styles only from this site (no inline script, no CDN).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 CRISPY_ALLOWED_TEMPLATE_PACKS = "bootstrap5"
 CRISPY_TEMPLATE_PACK = "bootstrap5"
@@ -218,8 +344,11 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Löwenherz <lowenherz
 REPLY_DOMAIN = os.environ.get("REPLY_DOMAIN", "localhost")
 REPLY_LOCAL_PART = os.environ.get("REPLY_LOCAL_PART", "play")
 MAGIC_LINK_HOURS = env_int("MAGIC_LINK_HOURS", 72)
-# Inbound webhooks authenticate with HTTP basic auth "user:password" (anymail's format).
-INBOUND_SECRET = os.environ.get("INBOUND_SECRET", "lowenherz:dev-only-inbound-secret")
+# Email cadence (games.mail.notify): the confirmation of an emailed move waits this long
+# for the person's next email of the game to ride in; results that ask nothing of the
+# reader wait for their next email of the game up to EMAIL_RESULTS_HOLD_SECONDS.
+EMAIL_COALESCE_SECONDS = env_int("EMAIL_COALESCE_SECONDS", 120)
+EMAIL_RESULTS_HOLD_SECONDS = env_int("EMAIL_RESULTS_HOLD_SECONDS", 6 * 3600)
 ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
 
 # Celery beat: the sweeper (recovery, deadlines, reminders, outbox retries) every

@@ -2,8 +2,9 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from games.mail import receiver
 from games.mail import views as mail
-from games.views import accounts, archive, deadlines, lobby, play
+from games.views import accounts, archive, deadlines, live, lobby, play, table
 from lowenherz_site.health import healthz
 
 urlpatterns = [
@@ -14,17 +15,28 @@ urlpatterns = [
     path("games/<int:game_id>/", play.game_page, name="game"),
     path("games/<int:game_id>/view.json", play.game_json, name="game_json"),
     path("games/<int:game_id>/submit/", play.submit, name="submit"),
+    path("games/<int:game_id>/live/", live.game_live, name="game_live"),
+    path("live/", live.live, name="live"),
     path("archive/", archive.archive_list, name="archive"),
     path("archive/<int:game_id>/", archive.archive_game, name="archive_game"),
     path("archive/<int:game_id>/record.json", archive.record_json, name="record_json"),
     path("games/<int:game_id>/extend/", deadlines.extend_deadline, name="extend_deadline"),
     path("games/<int:game_id>/take-back/", deadlines.take_seat_back, name="take_seat_back"),
+    path("games/<int:game_id>/cancel/", table.cancel_game, name="cancel_game"),
+    path("games/<int:game_id>/leave/", table.leave_game, name="leave_game"),
+    path("games/<int:game_id>/concede/", table.concede, name="concede"),
     path("games/<int:game_id>/invite-by-email/", mail.invite_by_email, name="invite_by_email"),
     path("m/<str:signed>/", mail.magic_link, name="magic_link"),
     path("unsubscribe/<str:signed>/", mail.unsubscribe, name="unsubscribe"),
+    path("games/<int:game_id>/mute/", mail.mute_game, name="mute_game"),
     path("accounts/notifications/", mail.preferences, name="email_preferences"),
+    path("anymail/postmark/inbound/", receiver.PostmarkInbound.as_view()),  # before anymail's
     path("anymail/", include("anymail.urls")),
     path("accounts/signup/", accounts.signup, name="signup"),
+    path("accounts/signup/<str:uidb64>/<str:token>/", accounts.signup_confirm,
+         name="signup_confirm"),
+    path("accounts/password_reset/", accounts.PasswordResetView.as_view(),
+         name="password_reset"),
     path("accounts/profile/", accounts.profile, name="profile"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),

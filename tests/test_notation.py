@@ -162,6 +162,11 @@ def test_wide_boards_use_columns_of_several_letters() -> None:
         ("knight F7 knight G7", Swords((Knight(F7), Knight(G7)))),
         ("knight F7\nknight G7\ntreasure 10", Swords((Knight(F7), Knight(G7)), (10,))),
         ("knight F7,expand G7", Swords((Knight(F7), Expand((G7,))))),
+        # several cells after 'knight', as the game page's knights field takes them
+        ("knight F7 G7", Swords((Knight(F7), Knight(G7)))),
+        ("knights F7, G7 treasure 10", Swords((Knight(F7), Knight(G7)), (10,))),
+        ("knight F7 G7, expand G8", Swords((Knight(F7), Knight(G7), Expand((G8,))))),
+        ("expand G8, knight F7 G7", Swords((Expand((G8,)), Knight(F7), Knight(G7)))),
         ("look 2", ChoosePile(2)),
         ("decline", Pass()),
         ("skip", Pass()),
@@ -318,6 +323,7 @@ def test_the_canonical_text_is_read_and_written_back_unchanged(sub: Submission) 
         ("knight", "write knights and an expansion one after another"),
         ("knight F7, walls F7/F8", "write knights and an expansion one after another"),
         ("knight F7,", "write knights and an expansion one after another"),
+        ("expand G7 G8 from C3 F7", "write knights and an expansion one after another"),
         ("expand", "an expansion takes 1 or 2 cells"),
         ("expand from C3", "an expansion takes 1 or 2 cells"),
         ("expand F7 F8 F9", "an expansion takes 1 or 2 cells"),
@@ -350,7 +356,7 @@ def test_a_notation_error_is_a_value_error() -> None:
 
 def test_an_absurdly_long_number_is_a_notation_error_not_a_crash() -> None:
     with pytest.raises(NotationError, match="after 'offer' write an amount of ducats"):
-        parse_move("offer " + "9" * 5000)
+        parse_move("offer " + "9" * 400)  # longer than int() reads, within MAX_MOVE_CHARS
 
 
 def test_only_submissions_can_be_written() -> None:

@@ -94,3 +94,31 @@ def test_rules_7_1_only_the_two_allies_can_end_it():
     play("red", "decide 1 alliance A2 F2, 3")
     with pytest.raises(IllegalMove, match="not a party"):
         play("lilac", "break alliance A2 F2")
+
+
+# RULES 7.3: Treasure is spent whole, no change; more cards than the fee needs are refused.
+def test_rules_7_3_treasure_pays_whole_but_no_card_more_than_needed():
+    play = border_game("open")
+    play("red", "decide 1 alliance A2 F2, 3")
+    red = play.state.pos.players["red"]
+    red.hand.extend(["treasure 8", "treasure 12"])
+    ducats = red.ducats
+    # 12 alone covers the 10 ducats: adding the 8 would ask the bank for change.
+    with pytest.raises(IllegalMove, match="fewer Treasure cards already pay"):
+        play("red", "break alliance A2 F2 treasure 8 12")
+    assert play.state.pos.alliances and sorted(red.treasure()) == [8, 12]
+    play("red", "break alliance A2 F2 treasure 12")  # 2 ducats over: spent whole
+    red = play.state.pos.players["red"]  # each move makes a new state
+    assert not play.state.pos.alliances
+    assert red.treasure() == [8] and red.ducats == ducats
+
+
+# RULES 7.3: two cards that together are needed are not "more than needed".
+def test_rules_7_3_two_treasure_cards_may_pay_when_one_is_not_enough():
+    play = border_game("open")
+    play("red", "decide 1 alliance A2 F2, 3")
+    red = play.state.pos.players["red"]
+    red.ducats = 0
+    red.hand.extend(["treasure 8", "treasure 8"])
+    play("red", "break alliance A2 F2 treasure 8 8")
+    assert not play.state.pos.alliances and play.state.pos.players["red"].treasure() == []

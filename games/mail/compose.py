@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 import zoneinfo
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.dispatch import receiver
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import dateformat, timezone
@@ -24,15 +27,18 @@ from engine.game import is_simultaneous
 from engine.notation import format_move
 from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
+from games import signals
 from games.mail import outbox, tokens
+from games.mail.replies import REPLY_MARKER
 from games.mail.textboard import board_text
 from games.models import Game, OutgoingEmail, Seat
-from games.presenter import EventLine, present
+from games.presenter import EventLine, Presentation, present
 from games.words import (
     action_text,
     card_name,
     card_text,
     cell,
+    clean_text,
     edge,
     name_of,
     offer_parts,
@@ -44,6 +50,13 @@ Names = dict[str, str]
 
 TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by itself
 EVENTS_SHOWN = 12
+NEWS_SHOWN = 40  # lines of "what happened since our last email"; the game page has the rest
+NEWS_PHASES = 60  # phases looked through for them (one query each)
+KIND_HEADER = "X-Lowenherz-Kind"
+# The emails of a game's play: one thread per game in the players' mail clients (one
+# subject, and In-Reply-To / References the game's root `Game.mail_thread`).
+THREADED = frozenset({"your_turn", "results", "reminder", "game_over", "move_accepted",
+                      "move_refused"})
 CELLS_SHOWN = 30
 PHASE_HEADER = "X-Lowenherz-Phase"  # "<game id>/<phase number>": notify's duplicate check
 GAME_HEADER = "X-Lowenherz-Game"
@@ -53,33 +66,60 @@ SIGNATURE = "\n-- \n"  # the footer's delimiter (mail clients and the reply pars
 # --- one function per kind --------------------------------------------------------------------
 
 
-def your_turn(game: Game, seat: Seat) -> None:
-    """'The game waits for you': what is asked, the state as text, a magic link."""
+def your_turn(game: Game, seat: Seat, *, since: int | None = None,
+              confirmations: Sequence[str] = ()) -> OutgoingEmail | None:
+    """'The game waits for you': what is asked, the state as text, a magic link; with
+    what happened after phase `since` (None: the last few events) and the confirmations
+    of moves by email that ride in it (games.mail.notify folds them in)."""
     if not _can_mail(seat.user, "your_turn"):
-        return
-    _send("your_turn", seat.user, _ask_context(game, seat), game=game,
-          reply_to=tokens.reply_address(seat, game.phase_number),
-          phase=game.phase_number)
+        return None
+    context = {**_ask_context(game, seat, since), "confirmations": list(confirmations)}
+    return _send("your_turn", seat.user, context, game=game,
+                 reply_to=tokens.reply_address(seat, game.phase_number),
+                 phase=game.phase_number,
+                 summary=f"Your move: {context['phase_label']}, turn {context['v']['turn']}")
 
 
-def results(game: Game, seat: Seat, phase_number: int) -> None:
-    """What a phase revealed: decisions, duels, scores."""
+def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | None = None,
+            upto: int | None = None, confirmations: Sequence[str] = (),
+            hold_until: datetime | None = None, reply_to: str = "") -> OutgoingEmail | None:
+    """What a phase revealed: decisions, duels, scores. `since`/`upto`: what happened in
+    the phases after `since` up to `upto`, in one email (phase_number None: several
+    phases, told by notify); `hold_until`: held for the person's next email."""
     if not _can_mail(seat.user, "results"):
-        return
+        return None
     shown = present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a running game has a state"
-    context = {**_game_context(game, seat.user), "v": v,
-               "events": news(shown.events(phase_number=phase_number)),
+    last = upto if upto is not None else phase_number or game.phase_number
+    events = news(shown.events(phase_number=last)) if since is None \
+        else news_since(shown, since, last)
+    context = {**_game_context(game, seat.user), "v": v, "events": events,
+               "confirmations": list(confirmations),
                "scores": scores(v, names), "phase_sentence": shown.phase_sentence(),
                "deadline": deadline_text(game, seat.user)}
-    _send("results", seat.user, context, game=game, urgent=False,
-          phase=phase_number)
+    return _send("results", seat.user, context, game=game, urgent=False,
+                 phase=phase_number, header_phase=last, hold_until=hold_until,
+                 reply_to=reply_to, summary=f"What happened (turn {v['turn']})")
 
 
 def news(lines: list[EventLine]) -> list[str]:
     """The sentences worth an email: not "X has decided" (TRIVIAL_EVENTS)."""
     return [line.text for line in lines if line.kind not in TRIVIAL_EVENTS]
+
+
+def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
+    """The news of the phases after `since` up to `upto`, oldest first: at most
+    NEWS_SHOWN lines (the newest), looked for in at most NEWS_PHASES phases."""
+    found: list[str] = []
+    first = max(since + 1, upto - NEWS_PHASES + 1)
+    for number in range(upto, first - 1, -1):
+        found = news(shown.events(phase_number=number)) + found
+        if len(found) >= NEWS_SHOWN:
+            break
+    cut = len(found) > NEWS_SHOWN or (len(found) >= NEWS_SHOWN and number > since + 1) \
+        or first > since + 1
+    return ["(Earlier events: see the game page.)", *found[-NEWS_SHOWN:]] if cut else found
 
 
 def reminder(game: Game, seat: Seat) -> None:
@@ -93,22 +133,26 @@ def reminder(game: Game, seat: Seat) -> None:
           phase=game.phase_number)
 
 
-def game_over(game: Game, seat: Seat) -> None:
-    """Final scores and a link to the archive."""
+def game_over(game: Game, seat: Seat, *, since: int | None = None,
+              confirmations: Sequence[str] = ()) -> OutgoingEmail | None:
+    """Final scores and a link to the archive; with how it ended: what happened after
+    phase `since` (None: in the last phase)."""
     if not _can_mail(seat.user, "game_over"):
-        return
+        return None
     shown = present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a finished game has a state"
-    context = {**_game_context(game, seat.user), "v": v,
-               "events": news(shown.events(phase_number=game.phase_number)),
+    events = news(shown.events(phase_number=game.phase_number)) if since is None \
+        else news_since(shown, since, game.phase_number)
+    context = {**_game_context(game, seat.user), "v": v, "events": events,
+               "confirmations": list(confirmations),
                "scores": scores(v, names, ranked=True),
                "winners": [name_of(c, names) for c in v["winners"]],
                "won": seat.colour in v["winners"],
                "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
                "archive_url": settings.SITE_URL + reverse("archive_game", args=[game.pk])}
-    _send("game_over", seat.user, context, game=game, urgent=False,
-          phase=game.phase_number)
+    return _send("game_over", seat.user, context, game=game, urgent=False,
+                 phase=game.phase_number, summary="The game is over")
 
 
 def invitation(game: Game, to: str, inviter: User) -> None:
@@ -125,18 +169,25 @@ def invitation(game: Game, to: str, inviter: User) -> None:
     _send("invitation", user, context, to=to, game=game, headers={GAME_HEADER: str(game.pk)})
 
 
-def move_reply(seat: Seat, accepted: bool, commands: list[str], message: str) -> None:
-    """The answer to an emailed move: accepted (with what it means) or refused."""
+def move_reply(seat: Seat, accepted: bool, commands: list[str], message: str, *,
+               coalesce: bool = True) -> OutgoingEmail | None:
+    """The answer to an emailed move: accepted (with what it means) or refused.
+    An acceptance waits EMAIL_COALESCE_SECONDS to ride in the person's next email of the
+    game (games.mail.notify; `coalesce=False`: at once); a refusal always goes at once."""
     kind = "move_accepted" if accepted else "move_refused"
     if not _can_mail(seat.user, kind):
-        return
+        return None
     game = Game.objects.get(pk=seat.game_id)
     may_reply = _may_reply_again(game, seat, accepted)
     context = {**_game_context(game, seat.user), "commands": commands, "message": message,
                "may_reply": may_reply}
-    _send(kind, seat.user, context, game=game,
-          reply_to=tokens.reply_address(seat, game.phase_number) if may_reply else "",
-          phase=game.phase_number)
+    hold = timezone.now() + timedelta(seconds=settings.EMAIL_COALESCE_SECONDS) \
+        if accepted and coalesce else None
+    return _send(kind, seat.user, context, game=game,
+                 reply_to=tokens.reply_address(seat, game.phase_number) if may_reply else "",
+                 phase=game.phase_number, hold_until=hold,
+                 summary=f"Your move by email was {'accepted' if accepted else 'refused'}: "
+                         f"{'; '.join(commands)}.")
 
 
 def refusal(to: str, reason: str) -> None:
@@ -147,11 +198,57 @@ def refusal(to: str, reason: str) -> None:
 def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
     """The held non-urgent emails of one person, in one email (games.mail.outbox)."""
     zone = time_zone_of(user)
-    items = [{"subject": e.subject, "text": e.text.split(SIGNATURE)[0].strip(),
+    items = [{"subject": f"{e.subject}: {e.summary}" if e.summary else e.subject,
+              # A digest is read, not answered: no "reply above this line" in its items.
+              "text": e.text.split(SIGNATURE)[0].strip().removeprefix(REPLY_MARKER).strip(),
               "when": dateformat.format(timezone.localtime(e.created_at, zone), "D j M, H:i")}
              for e in held]
     context = {"name": display_name(user), "items": items, "site_url": settings.SITE_URL}
     return _send("digest", user, context)
+
+
+# --- the account's own emails (sent whatever the preferences: outbox.TRANSACTIONAL) ------------
+
+
+def email_changed(user: User, old_email: str) -> None:
+    """To the old address: its account now has another; if that was not its owner, they
+    learn it while they can still act (the new address would get any password reset)."""
+    context = {"name": display_name(user), "username": user.get_username(),
+               "old_email": old_email, "new_email": user.email,
+               "when": dateformat.format(timezone.localtime(timezone.now(), time_zone_of(user)),
+                                         "D j M Y, H:i T"),
+               "site_url": settings.SITE_URL}
+    _send("email_changed", user, context, to=old_email)
+
+
+def signup_confirm(user: User, confirm_url: str) -> None:
+    """The link that finishes signing up: proof that the address is its owner's."""
+    _send("signup_confirm", user, {"name": display_name(user), "username": user.get_username(),
+                                   "confirm_url": confirm_url})
+
+
+def signup_taken(user: User) -> None:
+    """Someone signed up with an address that has an account: its owner hears, the page
+    said nothing (it shows the same "check your email" either way)."""
+    _send("signup_taken", user, {
+        "name": display_name(user), "username": user.get_username(),
+        "login_url": settings.SITE_URL + reverse("login"),
+        "reset_url": settings.SITE_URL + reverse("password_reset")})
+
+
+@receiver(signals.email_changed)
+def _on_email_changed(sender: Any, user: User, old_email: str, **kwargs: Any) -> None:
+    email_changed(user, old_email)
+
+
+@receiver(signals.signup_started)
+def _on_signup_started(sender: Any, user: User, confirm_url: str, **kwargs: Any) -> None:
+    signup_confirm(user, confirm_url)
+
+
+@receiver(signals.signup_with_taken_email)
+def _on_signup_with_taken_email(sender: Any, user: User, **kwargs: Any) -> None:
+    signup_taken(user)
 
 
 # --- rendering and queuing ----------------------------------------------------------------------
@@ -159,7 +256,8 @@ def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
 
 def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
     """Subject (one line), plain text and HTML of an email of this kind."""
-    subject = " ".join(render_to_string(f"emails/{kind}-subject.txt", context).split())
+    # Names and game names reach the Subject header: no control or bidi characters.
+    subject = clean_text(render_to_string(f"emails/{kind}-subject.txt", context))
     text: str = render_to_string(f"emails/{kind}-body.txt", context)
     text = re.sub(r"\n[ \t]*(\n[ \t]*)+\n", "\n\n", text).strip() + "\n"  # the tags' blank lines
     return subject, text, render_to_string(f"emails/{kind}-body.html", context)
@@ -167,22 +265,42 @@ def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
 
 def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = "",
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
-          phase: int | None = None, urgent: bool = True) -> OutgoingEmail | None:
-    """Render and queue; `phase`: the game's phase the email is about (with `game`)."""
-    context = {**context, **_footer(kind, user)}
+          phase: int | None = None, urgent: bool = True, header_phase: int | None = None,
+          hold_until: datetime | None = None, summary: str = "") -> OutgoingEmail | None:
+    """Render and queue; `phase`: the game's phase the email is about (with `game`), the
+    one it is kept for (`one_email_per_phase`); `header_phase`: the one its header names,
+    if it is kept for none."""
+    context = {**context, **_footer(kind, user, game), "summary": summary}
     subject, text, html = render(kind, context)
-    if game is not None and phase is not None:
-        headers = {**(headers or {}), **phase_headers(game, phase)}
+    shown_phase = phase if phase is not None else header_phase
+    if game is not None and shown_phase is not None:
+        headers = {**(headers or {}), **phase_headers(game, shown_phase)}
+    if game is not None and kind in THREADED:
+        headers = {**(headers or {}), **thread_headers(game, kind)}
     return outbox.queue(kind, to or (user.email if user else ""), subject, text, html,
                         user=user, game=game, reply_to=reply_to, headers=headers,
-                        phase_number=phase, urgent=urgent)
+                        phase_number=phase, urgent=urgent, hold_until=hold_until,
+                        summary=summary)
 
 
-def _footer(kind: str, user: User | None) -> dict[str, str]:
+def thread_root(game: Game) -> str:
+    return f"<game-{game.pk}-{game.mail_thread}@{settings.REPLY_DOMAIN}>"
+
+
+def thread_headers(game: Game, kind: str) -> dict[str, str]:
+    """One thread per game: every email refers to the game's root (its own Message-ID,
+    the outbox's, is the same on every attempt to send it)."""
+    return {"In-Reply-To": thread_root(game), "References": thread_root(game),
+            KIND_HEADER: kind}
+
+
+def _footer(kind: str, user: User | None, game: Game | None) -> dict[str, str]:
     if user is None or kind in outbox.TRANSACTIONAL:
-        return {"prefs_url": outbox.preferences_url(), "unsubscribe_url": ""}
+        return {"prefs_url": outbox.preferences_url(), "unsubscribe_url": "", "mute_url": ""}
+    muting = game is not None and kind in THREADED and kind != "game_over"
     return {"prefs_url": outbox.preferences_url(),
-            "unsubscribe_url": outbox.unsubscribe_url(user)}
+            "unsubscribe_url": outbox.unsubscribe_url(user),
+            "mute_url": outbox.mute_url(user, game) if muting and game else ""}
 
 
 def _can_mail(user: User | None, kind: str) -> bool:
@@ -211,9 +329,10 @@ def _game_context(game: Game, user: User | None) -> dict[str, Any]:
             "game_url": settings.SITE_URL + reverse("game", args=[game.pk])}
 
 
-def _ask_context(game: Game, seat: Seat) -> dict[str, Any]:
+def _ask_context(game: Game, seat: Seat, since: int | None = None) -> dict[str, Any]:
     """Everything a player needs to move without opening the site: what is asked, the
-    board, their hand, the scores, what happened, the deadline, a link and a reply."""
+    board, their hand, the scores, what happened (after phase `since`, or the last few
+    events), the deadline, a link and a reply."""
     shown = present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a running game has a state"
@@ -226,7 +345,9 @@ def _ask_context(game: Game, seat: Seat) -> dict[str, Any]:
         "hand": hand(v), "scores": scores(v, names),
         "decisions": [f"{d.name}: {d.cards} ({d.actions})" for d in shown.decisions()],
         "sealed": sealed_text(v),
-        "events": [line.text for line in shown.events(last=EVENTS_SHOWN)],
+        "events": [line.text for line in shown.events(last=EVENTS_SHOWN)] if since is None
+        else news_since(shown, since, game.phase_number),
+        "since_last_email": since is not None,
         "deadline": deadline_text(game, seat.user),
         "magic_url": settings.SITE_URL + tokens.magic_link_path(seat, game, game.phase_number),
     }
@@ -256,7 +377,8 @@ def deadline_text(game: Game, user: User | None) -> str:
         return "none"
     zone = time_zone_of(user)
     local = timezone.localtime(game.deadline, zone)
-    return f"{dateformat.format(local, 'D j M Y, H:i T')} ({zone.key})"
+    named = "" if local.tzname() == zone.key else f" ({zone.key})"  # not "UTC (UTC)"
+    return f"{dateformat.format(local, 'D j M Y, H:i T')}{named}"
 
 
 def phase_label(phase: PhaseView) -> str:

@@ -4,18 +4,23 @@ sent to email addresses."""
 from __future__ import annotations
 
 import re
+from datetime import datetime, timedelta
 from typing import Any
 
 from django import forms
 from django.core.validators import validate_email
 from django.utils import timezone
 
+from games.deadlines import MAX_ABSENCE
 from games.models import EmailPreference, Notifications
 
 MAX_REMINDER_HOURS = 720  # the longest phase deadline (services.MAX_DEADLINE_HOURS)
 MAX_REMINDERS = 5
 MAX_ADDRESSES = 10
 DATETIME_FORMAT = "%Y-%m-%dT%H:%M"  # what <input type="datetime-local"> sends
+# A start typed "now" reaches the server a little later: that much past is still now.
+START_GRACE = timedelta(minutes=10)
+MINUTE = timedelta(minutes=1)
 
 
 def datetime_input() -> forms.DateTimeInput:
@@ -61,6 +66,14 @@ class NotificationsForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         hours = self.instance.reminder_hours or []
         self.initial["reminder_hours"] = ", ".join(map(str, hours))
+        self.stored_from = self.instance.away_from
+        now = timezone.now()
+        until = self.instance.away_until
+        if until is None or until <= now:  # an absence that is over is not shown again
+            self.initial["away_from"] = self.initial["away_until"] = None
+        else:  # a value stored before the limits were checked is shown within them
+            self.initial["away_from"] = _within(self.instance.away_from, now)
+            self.initial["away_until"] = _within(until, now)
 
     def clean_reminder_hours(self) -> list[int]:
         return parse_hours(self.cleaned_data.get("reminder_hours") or "")
@@ -69,14 +82,36 @@ class NotificationsForm(forms.ModelForm):
         data = super().clean()
         assert data is not None  # `ModelForm.clean` returns `cleaned_data`
         start, end = data.get("away_from"), data.get("away_until")
+        now = timezone.now()
+        if start and not self._start_allowed(start, now):
+            self.add_error("away_from", "An absence starts now or later, not in the past.")
         if start and not end:
             self.add_error("away_until", "Say until when you are away.")
-        elif end and end <= (start or timezone.now()):
-            self.add_error("away_until", "The end of an absence comes after its start, "
-                                         "and is not in the past.")
+        elif end and end <= now:
+            self.add_error("away_until", "The end of an absence is in the future.")
+        elif end and start and end <= start:
+            self.add_error("away_until", "The end of an absence comes after its start.")
+        elif end and end > now + MAX_ABSENCE:
+            # The sweeper counts deadlines from the return: a date centuries away is a
+            # typing error, and a game waits a year at most.
+            self.add_error("away_until", f"An absence ends within {MAX_ABSENCE.days} days "
+                                         "from now.")
         elif end and not start:
-            data["away_from"] = timezone.now()  # "until Friday" means from now on
+            data["away_from"] = now  # "until Friday" means from now on
         return data
+
+    def _start_allowed(self, start: datetime, now: datetime) -> bool:
+        """Now or later; or the start of the absence under way, sent back unchanged
+        (the form shows it, to the minute) with a change of anything else."""
+        kept = self.stored_from is not None and abs(start - self.stored_from) < MINUTE
+        return start >= now - START_GRACE or kept
+
+
+def _within(moment: datetime | None, now: datetime) -> datetime | None:
+    """`moment` kept within a year of now (shown in any time zone without overflow)."""
+    if moment is None:
+        return None
+    return min(max(moment, now - MAX_ABSENCE), now + MAX_ABSENCE)
 
 
 class InviteByEmailForm(forms.Form):

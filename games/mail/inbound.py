@@ -5,9 +5,14 @@ provider webhook in `games.mail.receiver`) hands the raw message to `handle_mess
 It finds the token of the reply address (`play+TOKEN@REPLY_DOMAIN`), checks it (known,
 sent by the seat's player, unused, for the game's current phase) and gives each command,
 parsed once by `replies.commands`, to `services.submit`, the only way a move enters.
-Every outcome is answered at once by email (`compose.move_reply`, `compose.refusal`),
-except auto-replies and bounces: they are ignored, so that the site and a robot never
-mail each other forever.
+The outcome is answered by email (`compose.move_reply`, `compose.refusal`: a refusal at
+once, an acceptance in the person's next email of the game, or alone soon after), but
+only ever to the seat's registered address, never to the `From:` of an email that is not
+the seat's player's: a forged or unknown token, or a stranger's email, is logged and left
+unanswered (no backscatter to a forged sender). Auto-replies and bounces are ignored, so
+that the site and a robot never mail each other forever. Limits (`games.limits`): emails
+handled per sender per hour ("inbound"), refusals per registered address per day
+("refusal"); over either, nothing is sent, and the log says so.
 
 A token is used up only by an accepted reply. A refused one (a typo, an illegal move)
 leaves it usable, so that the player corrects the move by replying again. The token is
@@ -35,13 +40,14 @@ from django.utils import timezone
 
 from engine.errors import IllegalMove
 from engine.moves import EndAlliance
-from games import services
+from games import limits, services
 from games.mail import compose, replies, tokens
 from games.models import Game, ReplyToken, Seat
 
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 1024 * 1024
+MAX_HEADER_BYTES = 64 * 1024  # of an email, read for its headers: the rest is body
 # Where the reply address may be after the envelope: the headers mail servers add, then
 # those the sender's client wrote.
 RECIPIENT_HEADERS = ("X-Original-To", "Delivered-To", "To", "Cc")
@@ -57,11 +63,13 @@ WRONG_SENDER = ("this reply address belongs to a player whose account has anothe
                 "seat, reply from the address your account uses (see your profile).")
 TOO_LARGE = (f"your email is larger than {MAX_MESSAGE_BYTES // 1024} KB: reply with the "
              "commands only, without attachments")
+UNREADABLE = "your email could not be read as text: reply with the commands in plain text"
+OVER_LIMIT = "over the limit of emails handled per sender: not read, not answered"
 
 
 class Verdict(StrEnum):
     ACCEPTED = "accepted"
-    REFUSED = "refused"  # and answered
+    REFUSED = "refused"  # answered only to a seat's registered address, within the limit
     IGNORED = "ignored"  # an automatic email: not answered
 
 
@@ -77,23 +85,42 @@ def handle_message(raw: bytes, *, envelope_to: list[str] | None = None,
     """Act on one email (RFC 822 bytes) and answer it. `envelope_to` and `envelope_from`
     are the SMTP envelope when the way in knows it ("" is a bounce's null sender).
     Database errors propagate: the caller tells its sender to try again later."""
-    headers = BytesHeaderParser().parsebytes(raw)  # the body is read only if needed
+    # Only the start is read for headers; the body only once the token and sender are good.
+    headers = BytesHeaderParser().parsebytes(raw[:MAX_HEADER_BYTES])
     sender = sender_of(headers)
     if is_automatic(headers, envelope_from) or not sender or is_ours(sender):
         return _done(InboundResult(Verdict.IGNORED, "an automatic email, or no one to answer"))
-    if len(raw) > MAX_MESSAGE_BYTES:
-        return _refuse(sender, TOO_LARGE)
+    if not limits.spend("inbound", sender):
+        return _unanswered(OVER_LIMIT, sender)
     reply = _reply_token(token_in(headers, envelope_to or []))
-    if reply is None:
-        return _refuse(sender, UNKNOWN)
-    problem = _sender_problem(reply.seat, sender) or _token_problem(reply, reply.seat.game)
+    if reply is None:  # forged, mistyped or no token: the From: may be anyone's
+        return _unanswered(UNKNOWN, sender)
+    seat = reply.seat
+    problem = _sender_problem(seat, sender)
+    if problem:  # a stranger (or a forged From:) with a player's address: nobody is told
+        return _unanswered(problem, sender, seat)
+    problem = TOO_LARGE if len(raw) > MAX_MESSAGE_BYTES else _token_problem(reply, seat.game)
     if problem:
-        return _refuse(sender, problem)
-    message = BytesParser(policy=policy.default).parsebytes(raw)
-    read = replies.commands(replies.reply_text(message))
+        return _refuse(seat, problem)
+    text = _reply_text(raw)
+    if text is None:
+        return _refuse(seat, UNREADABLE)
+    read = replies.commands(text)
     if read.errors or not read.submissions:
-        return _refuse_move(reply.seat, list(read.submissions), _reading_problem(read))
-    return _play(reply, read, sender)
+        return _refuse_move(seat, list(read.submissions), _reading_problem(read))
+    return _play(reply, read)
+
+
+def _reply_text(raw: bytes) -> str | None:
+    """The reply's new text, or None if the email cannot be read. The standard library's
+    email package raises a zoo of exceptions on malformed MIME (ValueError, LookupError,
+    AttributeError, HeaderParseError...); none of them is a reason for a 500 or a retry,
+    and nothing has changed yet, so any of them means "unreadable"."""
+    try:
+        return replies.reply_text(BytesParser(policy=policy.default).parsebytes(raw))
+    except Exception:
+        logger.warning("inbound email: its body could not be read", exc_info=True)
+        return None
 
 
 # --- who wrote, to which address -------------------------------------------------------------
@@ -165,7 +192,7 @@ def game_url(game: Game) -> str:
 # --- the moves ----------------------------------------------------------------------------------
 
 
-def _play(reply: ReplyToken, read: replies.Commands, sender: str) -> InboundResult:
+def _play(reply: ReplyToken, read: replies.Commands) -> InboundResult:
     seat = reply.seat
     with transaction.atomic():
         # The game's row lock first, as services takes it: resolving waits for us.
@@ -174,7 +201,7 @@ def _play(reply: ReplyToken, read: replies.Commands, sender: str) -> InboundResu
         if problem is None and not _claim(reply):
             problem = USED  # another delivery of this email came first
         if problem:
-            return _refuse(sender, problem)
+            return _refuse(seat, problem)
         accepted, refusal = _submit_all(game, seat, read)
         if refusal is None:
             if all(isinstance(move, EndAlliance) for move in read.moves):
@@ -222,6 +249,9 @@ def _accept(seat: Seat, accepted: list[services.Outcome],
         lines.append("It stays sealed until the other players have submitted theirs.")
     lines.extend(_ignored_lines(read))
     message = "\n".join(lines)
+    # Rides in the person's next email of the game if one follows within
+    # EMAIL_COALESCE_SECONDS (the phase resolving: "your move" or the results), else
+    # goes alone then (games.mail.notify.flush_due). A refusal goes at once.
     compose.move_reply(seat, True, texts, message)
     return _done(InboundResult(Verdict.ACCEPTED, message, tuple(texts)))
 
@@ -230,12 +260,12 @@ def _refusal_text(refusal: tuple[str, str], accepted: list[services.Outcome]) ->
     command, sentence = refusal
     before = [f"'{outcome.text}'" for outcome in accepted]
     kept = f" Accepted before it, and in force: {', '.join(before)}." if before else ""
-    return f"Not accepted: '{command}': {sentence.rstrip('.')}.{kept}"
+    return f"Not accepted: '{replies.cut(command)}': {sentence.rstrip('.')}.{kept}"
 
 
 def _reading_problem(read: replies.Commands) -> str:
     if read.errors:
-        errors = "; ".join(error.rstrip(".") for error in read.errors)
+        errors = "; ".join(error.rstrip(".") for error in replies.shown(read.errors, chars=400))
         return f"Nothing was applied: {errors}."
     ignored = "\n".join(_ignored_lines(read))
     return ("No command was found in your reply: write each command on a line of its own, "
@@ -245,19 +275,49 @@ def _reading_problem(read: replies.Commands) -> str:
 def _ignored_lines(read: replies.Commands) -> list[str]:
     if not read.ignored:
         return []
-    return ["These lines were not read as commands:", *(f"  {line}" for line in read.ignored)]
+    return ["These lines were not read as commands:",
+            *(f"  {line}" for line in replies.shown(read.ignored))]
 
 
 def _refuse_move(seat: Seat, commands: list[str], message: str,
                  accepted: list[services.Outcome] | None = None) -> InboundResult:
-    compose.move_reply(seat, False, commands, message)
+    if _may_refuse(seat):
+        compose.move_reply(seat, False, replies.shown(commands), message)
     texts = tuple(outcome.text for outcome in accepted or [])
     return _done(InboundResult(Verdict.REFUSED, message, texts))
 
 
-def _refuse(to: str, reason: str) -> InboundResult:
-    compose.refusal(to, reason)
+def _refuse(seat: Seat, reason: str) -> InboundResult:
+    """Tell the seat's player, at the address of their account (which the sender check
+    found equal to the From:), never an address the email itself names."""
+    if _may_refuse(seat):
+        compose.refusal(registered_address(seat), reason)
     return _done(InboundResult(Verdict.REFUSED, reason))
+
+
+def registered_address(seat: Seat) -> str:
+    return seat.user.email if seat.user else ""
+
+
+def _may_refuse(seat: Seat) -> bool:
+    """Within the day's refusals to this address: a sender cannot make the site mail a
+    player (or itself) without end."""
+    address = registered_address(seat)
+    if address and limits.spend("refusal", address):
+        return True
+    logger.warning("inbound email: refusal to seat %s not sent (no address, or over the "
+                   "limit of refusals per day)", seat.pk)
+    return False
+
+
+def _unanswered(reason: str, sender: str, seat: Seat | None = None) -> InboundResult:
+    """Refused, and nobody answered: the sender may be forged (backscatter). A known
+    token from another sender is worth a warning; unknown ones are mostly spam."""
+    logger.log(logging.WARNING if seat else logging.INFO,
+               "inbound email from %r refused without an answer (seat %s): %s",
+               replies.cut(sender, 100), seat.pk if seat else "unknown",
+               reason.partition("\n")[0])
+    return InboundResult(Verdict.REFUSED, reason)
 
 
 def _done(result: InboundResult) -> InboundResult:

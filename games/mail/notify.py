@@ -1,13 +1,22 @@
 """Who is told what when a phase changes (play by email).
 
 `phase_changed` runs in a Celery task after every resolved phase: it queues the
-emails of that phase in the outbox (games.mail.compose):
+emails of that phase in the outbox (games.mail.compose). At most one email per person
+and phase change that needs them (issue 10), with everything since their last email of
+the game folded in:
 
-- every person seated: the results of the phase (the events of this phase number they
-  may see), unless nothing happened but "X has decided";
 - every person the new phase waits for (not computers, not seats a computer stands in
-  for): "the game waits for you";
-- when the game is over, instead of both: the final scores.
+  for): "the game waits for you", with what happened since their last email of the game
+  and the confirmation of their move by email, if it waits (COALESCING) to ride along;
+- every other person: the results of the phase are owed (unless nothing happened but
+  "X has decided"): a COALESCING row, due EMAIL_RESULTS_HOLD_SECONDS later, told in
+  their next email of the game, or, once due, in one email of their own (`flush_due`, in
+  every sweep), which carries every phase and confirmation owed. A chain of computer
+  moves thus makes no email of its own, and a move's confirmation (due after
+  EMAIL_COALESCE_SECONDS) rides in the email that follows it;
+- when the game is over: the final scores, with all that was owed;
+- a person who muted the game (`Seat.mail_muted`) gets nothing but the final scores:
+  no results, no "your move", no reminders. Answers to their own emails still come.
 
 A task may run twice (a redelivered message, or one the recovery pass queued again):
 the game's `notified_phase` says which phases are told, under the game's row lock, and
@@ -34,15 +43,16 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import OuterRef
+from django.db.models import Max, OuterRef, Q
 from django.utils import timezone
 
 from games.deadlines import each, is_away, is_person, submitted
-from games.mail import compose
+from games.mail import compose, outbox
 from games.mail.outbox import Status
-from games.models import Game, Notifications, OutgoingEmail, Reminder, Seat
+from games.models import PHASE_EMAILS, Game, Notifications, OutgoingEmail, Reminder, Seat
 from games.presenter import present
 from games.services import MAX_DEADLINE_HOURS, keep_due
 
@@ -69,28 +79,97 @@ def phase_changed(game_id: int, phase_number: int) -> None:
 
 
 def _tell(game: Game, people: list[Seat], phase_number: int) -> None:
-    if game.is_finished and phase_number == game.phase_number:
-        _each(people, game, phase_number, "game_over", lambda s: compose.game_over(game, s))
-        return
+    final = game.is_finished and phase_number == game.phase_number
+    current = game.status == Game.Status.RUNNING and phase_number == game.phase_number
     for seat in people:
-        _results(game, seat, phase_number)
-    if game.status == Game.Status.RUNNING and phase_number == game.phase_number:
-        awaited = [s for s in people if s.colour in game.waiting and not s.standin]
-        _each(awaited, game, phase_number, "your_turn", lambda s: compose.your_turn(game, s))
+        if final:
+            _tell_now(game, seat, phase_number, "game_over", compose.game_over)
+        elif seat.mail_muted:
+            continue  # nothing but the final scores
+        elif current and seat.colour in game.waiting and not seat.standin:
+            outbox.supersede_asks(seat.user, game, phase_number)
+            _tell_now(game, seat, phase_number, "your_turn", compose.your_turn)
+        else:
+            _owe_results(game, seat, phase_number)
 
 
-def _results(game: Game, seat: Seat, phase_number: int) -> None:
+def _tell_now(game: Game, seat: Seat, phase_number: int, kind: str,
+              write: Callable[..., OutgoingEmail | None]) -> None:
+    """One email of this phase, with everything owed to the person folded in."""
+    if is_queued(kind, seat, game, phase_number):
+        return
+    owed = outbox.held(seat.user, game)
+    email = write(game, seat, since=told_up_to(seat, game),
+                  confirmations=[e.summary for e in owed if e.kind == "move_accepted"])
+    if email is not None:
+        outbox.fold(owed, email)
+
+
+def _owe_results(game: Game, seat: Seat, phase_number: int) -> None:
     if not compose.news(present(game, seat).events(phase_number=phase_number)):
         return  # nothing happened but "X has decided"
-    _each([seat], game, phase_number, "results",
-          lambda s: compose.results(game, s, phase_number))
+    if not is_queued("results", seat, game, phase_number):
+        hold = timezone.now() + timedelta(seconds=settings.EMAIL_RESULTS_HOLD_SECONDS)
+        compose.results(game, seat, phase_number, hold_until=hold)
 
 
-def _each(seats: list[Seat], game: Game, phase_number: int, kind: str,
-          send: Callable[[Seat], None]) -> None:
-    for seat in seats:
-        if not is_queued(kind, seat, game, phase_number):
-            send(seat)
+def told_up_to(seat: Seat, game: Game) -> int:
+    """The last phase whose news an email to the person told or tells (queued, sent or
+    folded into one): their next email tells what happened after it. Not a held one, nor
+    an ask that gave way to a newer one unsent (`outbox.supersede_asks`)."""
+    told = (OutgoingEmail.objects
+            .filter(user=seat.user_id, game=game, kind__in=PHASE_EMAILS,
+                    phase_number__isnull=False)
+            .exclude(Q(status=Status.COALESCING) | Q(status=Status.FOLDED, kind__in=outbox.ASKS))
+            .aggregate(last=Max("phase_number"))["last"])
+    return told or 0
+
+
+def flush_due(now: datetime | None = None) -> int:
+    """Every sweep: the owed news that may not wait longer, one email per person and
+    game (the sweep runs it, so nothing owed is lost with a task). How many were sent."""
+    now = now or timezone.now()
+    return sum(_flush(user_id, game_id, now) for user_id, game_id in outbox.due_to_flush(now))
+
+
+def flush(user_id: int, game_id: int) -> bool:
+    """What is owed to one person of one game, if it may not wait longer (a task queued
+    for the due time; idempotent: told already, or not due yet, it does nothing)."""
+    return _flush(user_id, game_id, timezone.now())
+
+
+def _flush(user_id: int, game_id: int, now: datetime) -> bool:
+    with transaction.atomic():
+        # The game's row lock first, as phase_changed and inbound take it: one at a time.
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        owed = outbox.held(user_id, game) if game else []
+        if game is None or not any(e.next_attempt_at and e.next_attempt_at <= now
+                                   for e in owed):
+            return False  # told meanwhile in another email (or another sweep's)
+        seat = game.seats.select_related("user__profile").filter(user_id=user_id).first()
+        if seat is None:  # the person left the game: nothing more of it
+            outbox.fold(owed, None)
+            return False
+        phases = [e.phase_number for e in owed if e.kind == "results" and e.phase_number]
+        confirmations = [e for e in owed if e.kind == "move_accepted"]
+        email = None
+        if phases and not seat.mail_muted:
+            email = compose.results(game, seat, None, since=told_up_to(seat, game),
+                                    upto=max(phases),
+                                    confirmations=[e.summary for e in confirmations],
+                                    reply_to=_reply_to(game, confirmations))
+        if email is None and confirmations:  # nothing else to tell: the answer alone
+            email = confirmations[-1]
+            outbox.release(email)
+        outbox.fold(owed, email)
+        return email is not None
+
+
+def _reply_to(game: Game, confirmations: list[OutgoingEmail]) -> str:
+    """A sealed move may still be changed by replying to its confirmation: so too when
+    the confirmation rides in another email, while its phase lasts."""
+    latest = confirmations[-1] if confirmations else None
+    return latest.reply_to if latest and latest.phase_number == game.phase_number else ""
 
 
 def is_queued(kind: str, seat: Seat, game: Game, phase_number: int) -> bool:
@@ -130,7 +209,7 @@ def _seats_to_remind(now: datetime) -> list[Mapping[str, Any]]:
     rows = (Seat.objects
             .filter(game__status=Game.Status.RUNNING, game__paused=False,
                     game__deadline__gt=now, is_computer=False, standin=False,
-                    user__isnull=False)
+                    user__isnull=False, mail_muted=False)
             .filter(~submitted(OuterRef("pk"), OuterRef("game__phase_number")))
             .values("pk", "colour", "game__waiting", "game__phase_number", "game__deadline",
                     "user__notifications__reminder_hours"))
@@ -162,6 +241,7 @@ def _reminding(seat: Seat, now: datetime) -> dict[str, Any]:
     game = seat.game
     if (game.status != Game.Status.RUNNING or game.paused or game.deadline is None
             or now >= game.deadline or seat.colour not in game.waiting or not is_person(seat)
+            or seat.mail_muted
             or seat.pending.filter(phase_number=game.phase_number).exists()):
         return {"pk": None}
     return {"phase_number": game.phase_number, "deadline": game.deadline}
@@ -205,3 +285,16 @@ def _send_digest(user: User, now: datetime) -> bool:
         OutgoingEmail.objects.filter(id__in=[e.pk for e in held], status=Status.HELD).update(
             status=Status.DIGESTED, last_error=note)
     return digest is not None
+
+
+# --- muting one game -------------------------------------------------------------------------
+
+
+def set_muted(seat: Seat, muted: bool) -> None:
+    """Mute or unmute the seat's game for its person. Muting drops the results owed to
+    them (answers to their own emailed moves still come)."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().get(pk=seat.game_id)  # as notify takes it
+        Seat.objects.filter(pk=seat.pk).update(mail_muted=muted)
+        if muted:
+            outbox.fold([e for e in outbox.held(seat.user, game) if e.kind == "results"], None)

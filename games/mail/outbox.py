@@ -9,6 +9,12 @@ imports composition. After the commit that stores an email it sends `email_queue
      SMTP error   ▼  │  back-off: 1, 2, 4 ... minutes (send_due re-dispatches)
                RETRYING ──▶ FAILED (after MAX_ATTEMPTS, or a permanent refusal)
     HELD ──▶ DIGESTED (non-urgent emails of people who chose the daily digest)
+    COALESCING ──▶ FOLDED (owed news of a game: told in the person's next email of the
+                   game, or in one email of its own once due: games.mail.notify)
+
+A person's emails leave in the order they were stored: `send` leaves an email queued
+while an earlier one to the same address is still on its way, and sending one hands
+the next of that address to a worker.
 
 Like pretix's `mail_send_task` and healthchecks' `sendalerts`, a worker claims a row
 with one conditional UPDATE (`filter(id=…, status__in=…).update(status=SENDING)`):
@@ -43,15 +49,22 @@ from games.models import EmailPreference, Game, Notifications, OutgoingEmail
 log = logging.getLogger(__name__)
 Status = OutgoingEmail.Status
 
-# Answers to a person's own email: sent whatever their preferences, without unsubscribe.
-TRANSACTIONAL = frozenset({"move_accepted", "move_refused", "refusal"})
+# Answers to a person's own email, and news of their account (signing up, a changed
+# address): sent whatever their preferences, without unsubscribe.
+TRANSACTIONAL = frozenset({"move_accepted", "move_refused", "refusal",
+                           "email_changed", "signup_confirm", "signup_taken"})
 # Asks for moves: never held for the digest, whatever the caller says.
 ASKS = frozenset({"your_turn", "reminder"})
 MAX_ATTEMPTS = 10
 DUE_BATCH = 500
 UNSUBSCRIBE_SALT = "lowenherz.unsubscribe"
+MUTE_SALT = "lowenherz.mute"
+UNSUBSCRIBE_DAYS = 60  # longer than any game; the email preferences page works ever after
 
 email_queued = Signal()  # email_id: a row is QUEUED (sent after the commit that stored it)
+# user_id, game_id, seconds: a row is COALESCING until then (the sweep sends it if the
+# task this queues is lost: the due time is in the row)
+email_held = Signal()
 
 
 def _dispatch(email_id: int) -> None:
@@ -97,8 +110,26 @@ def status_for(user: User | None, kind: str, urgent: bool) -> str | None:
 
 
 def unsubscribe_url(user: User) -> str:
-    signed = signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)
+    signed = signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)  # time-stamped
     return settings.SITE_URL + reverse("unsubscribe", args=[signed])
+
+
+def mute_url(user: User, game: Game) -> str:
+    """A link that mutes one game's emails for its reader (games.mail.views.mute_game)."""
+    signed = signing.dumps([user.pk, game.pk], salt=MUTE_SALT)
+    return settings.SITE_URL + reverse("mute_game", args=[game.pk]) + f"?s={signed}"
+
+
+def mute_user_id(signed: str, game_id: int) -> int | None:
+    """The user a mute link of this game is for, or None (tampered, another game's)."""
+    try:
+        value = signing.loads(signed, salt=MUTE_SALT)
+    except signing.BadSignature:
+        return None
+    if isinstance(value, list) and len(value) == 2 and value[1] == game_id \
+            and isinstance(value[0], int):
+        return value[0]
+    return None
 
 
 def preferences_url() -> str:
@@ -106,10 +137,12 @@ def preferences_url() -> str:
 
 
 def unsubscribe_user_id(signed: str) -> int | None:
-    """The user an unsubscribe link is for, or None if it was tampered with."""
+    """The user an unsubscribe link is for, or None if it was tampered with or is older
+    than UNSUBSCRIBE_DAYS (a link found in an old email must not work forever)."""
     try:
-        value = signing.loads(signed, salt=UNSUBSCRIBE_SALT)
-    except signing.BadSignature:
+        value = signing.loads(signed, salt=UNSUBSCRIBE_SALT,
+                              max_age=timedelta(days=UNSUBSCRIBE_DAYS))
+    except signing.BadSignature:  # SignatureExpired is one
         return None
     return value if isinstance(value, int) else None
 
@@ -129,22 +162,26 @@ def standard_headers(kind: str, user: User | None) -> dict[str, str]:
 
 def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User | None = None,
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
-          phase_number: int | None = None, urgent: bool = True) -> OutgoingEmail | None:
+          phase_number: int | None = None, urgent: bool = True,
+          hold_until: datetime | None = None, summary: str = "") -> OutgoingEmail | None:
     """Store an email and send it after the transaction commits; None if the person
     does not want it (unsubscribed), there is nobody to send it to, or this email of
-    this phase is queued already (`one_email_per_phase`)."""
+    this phase is queued already (`one_email_per_phase`). `hold_until`: an email that
+    would be queued is COALESCING instead, until then (`summary`: it in a line)."""
     status = status_for(user, kind, urgent)
     if status is None or not to:
         return None
+    if status == Status.QUEUED and hold_until is not None:
+        status = Status.COALESCING
     try:
         with transaction.atomic():  # a savepoint: a duplicate leaves the caller's work intact
             email = OutgoingEmail.objects.create(
                 kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
                 text=text, html=html, reply_to=reply_to, status=status,
                 headers={**standard_headers(kind, user), **(headers or {})},
-                phase_number=phase_number,
-                next_attempt_at=timezone.now() + redispatch_after()
-                if status == Status.QUEUED else None)
+                phase_number=phase_number, summary=summary,
+                next_attempt_at=hold_until if status == Status.COALESCING
+                else timezone.now() + redispatch_after() if status == Status.QUEUED else None)
     except IntegrityError:
         log.warning("not queued again: %s for user %s, game %s, phase %s", kind,
                     user.pk if user else None, game.pk if game else None, phase_number)
@@ -152,14 +189,68 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
     if status == Status.QUEUED:
         pk = email.pk
         transaction.on_commit(lambda: _dispatch(pk))
+    elif status == Status.COALESCING and user is not None and game is not None \
+            and hold_until is not None:
+        user_id, game_id = user.pk, game.pk
+        seconds = max(0.0, (hold_until - timezone.now()).total_seconds())
+        transaction.on_commit(lambda: email_held.send(
+            sender=OutgoingEmail, user_id=user_id, game_id=game_id, seconds=seconds))
     return email
+
+
+# --- coalescing: owed news waits for the person's next email of the game ------------------
+
+
+def held(user: User | int | None, game: Game) -> list[OutgoingEmail]:
+    """The person's COALESCING emails of the game, oldest first (the caller holds the
+    game's row lock, which every writer of these rows takes first)."""
+    if user is None:
+        return []
+    return list(OutgoingEmail.objects.filter(user=user, game=game, status=Status.COALESCING)
+                .order_by("created_at", "pk"))
+
+
+def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
+    """Held emails told in `into` (None: in nothing, as the person no longer wants them)."""
+    note = f"told in email {into.pk}" if into else "not sent: no longer wanted"
+    OutgoingEmail.objects.filter(id__in=[e.pk for e in emails if into is None or e.pk != into.pk],
+                                 status=Status.COALESCING).update(status=Status.FOLDED,
+                                                                  last_error=note)
+
+
+def release(email: OutgoingEmail) -> None:
+    """A held email goes as it is, alone: queued and sent after the commit."""
+    if OutgoingEmail.objects.filter(id=email.pk, status=Status.COALESCING).update(
+            status=Status.QUEUED, next_attempt_at=timezone.now() + redispatch_after()):
+        pk = email.pk
+        transaction.on_commit(lambda: _dispatch(pk))
+
+
+def supersede_asks(user: User | None, game: Game, phase_number: int) -> None:
+    """An ask of an earlier phase not sent yet is stale: the newer one goes instead."""
+    OutgoingEmail.objects.filter(
+        user=user, game=game, kind__in=ASKS, phase_number__lt=phase_number,
+        status__in=[Status.QUEUED, Status.RETRYING],
+    ).update(status=Status.FOLDED, last_error="superseded by the ask of a later phase")
+
+
+def due_to_flush(now: datetime) -> list[tuple[int, int]]:
+    """(user id, game id) of the people owed news of a game that may not wait longer."""
+    rows = (OutgoingEmail.objects.filter(status=Status.COALESCING, next_attempt_at__lte=now,
+                                         user__isnull=False, game__isnull=False)
+            .order_by("next_attempt_at").values_list("user_id", "game_id")[:DUE_BATCH])
+    return list(dict.fromkeys((user_id, game_id) for user_id, game_id in rows
+                              if user_id is not None and game_id is not None))
 
 
 # --- sending -------------------------------------------------------------------------------
 
 
 def send(email_id: int) -> bool:
-    """Send one queued or retrying email, if this call is the one that claims it."""
+    """Send one queued or retrying email, if this call is the one that claims it, and
+    no earlier email to the same address is still on its way (order: see above)."""
+    if _waits_behind(email_id):
+        return False  # the earlier one's send hands this one on (or send_due, later)
     claimed = OutgoingEmail.objects.filter(
         id=email_id, status__in=[Status.QUEUED, Status.RETRYING], attempts__lt=MAX_ATTEMPTS,
     ).update(status=Status.SENDING, attempts=F("attempts") + 1,
@@ -171,17 +262,44 @@ def send(email_id: int) -> bool:
         message(email).send(fail_silently=False)
     except (smtplib.SMTPException, OSError) as exc:  # OSError: refused, reset, timed out
         _failed(email, exc)
+        _hand_on(email)  # the next waits while this one is retried, not once it failed
         return False
     except Exception as exc:  # not the network: sending again would fail the same way
         log.exception("email %s cannot be sent", email_id)
         _finish(email, Status.FAILED, last_error=f"{type(exc).__name__}: {exc}")
+        _hand_on(email)
         return False
     _finish(email, Status.SENT, sent_at=timezone.now(), last_error="", next_attempt_at=None)
+    _hand_on(email)
     return True
+
+
+UNDERWAY = (Status.QUEUED, Status.SENDING, Status.RETRYING)
+
+
+def _waits_behind(email_id: int) -> bool:
+    email = OutgoingEmail.objects.filter(id=email_id).values("to", "created_at").first()
+    if email is None:
+        return False
+    return OutgoingEmail.objects.filter(
+        Q(created_at__lt=email["created_at"]) | Q(created_at=email["created_at"],
+                                                   id__lt=email_id),
+        to=email["to"], status__in=UNDERWAY, attempts__lt=MAX_ATTEMPTS).exists()
+
+
+def _hand_on(email: OutgoingEmail) -> None:
+    """The next queued email to the same address: its send may have waited for this one."""
+    following = (OutgoingEmail.objects.filter(to=email.to, status=Status.QUEUED)
+                 .exclude(id=email.pk).order_by("created_at", "id").values_list("id", flat=True)
+                 .first())
+    if following is not None:
+        _dispatch(following)
 
 
 def message(email: OutgoingEmail) -> EmailMultiAlternatives:
     stamp = int(email.created_at.timestamp())
+    # The same on every attempt: a duplicate after a lost "250 OK" is recognisable. A
+    # game's emails thread by In-Reply-To and References (games.mail.compose).
     headers = {**email.headers,
                "Message-ID": f"<lowenherz.{email.pk}.{stamp}@{settings.REPLY_DOMAIN}>"}
     mail = EmailMultiAlternatives(email.subject, email.text, settings.DEFAULT_FROM_EMAIL,

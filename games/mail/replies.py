@@ -2,8 +2,16 @@
 
 `reply_text(message)` is the new text of a reply: the text/plain part (else the HTML
 one made text), decoded, without what mail clients add: the quoted original, its
-attribution line ("On … wrote:", "Am … schrieb …:", "Le … a écrit :"), Outlook's
-"From: … Sent: …" block and separators, and signatures ("-- ", "Sent from my iPhone").
+attribution line ("On … wrote:", "Am … schrieb …:", "Il giorno … ha scritto:"), header
+blocks ("From: … Sent: …", "Gesendet: … Von: …", "Da: … Inviato: …", in any order) and
+separators, and signatures ("-- ", "Sent from my iPhone", "Inviato da iPhone").
+
+The site knows what it sent: every email that waits for a reply starts with
+`REPLY_MARKER`, and where that line stands unquoted (or a block of lines the site
+writes, if a client dropped it) the original begins, whatever the client wrote above
+it. The wordings of clients in English, German, French, Italian, Dutch, the Nordic
+languages, Spanish, Polish and Portuguese are a second line of defence, for an original
+that lost both.
 
 `commands(text)` reads that text line by line. A line whose first word is a command
 word (`decide`, `bid`, `knight` ...) is a command; `knight`/`expand` lines that follow
@@ -11,26 +19,49 @@ each other make one submission (`knight F7, expand G7 G8`), and a `treasure …`
 belongs to the command above it. Every other line is prose: ignored, but reported. A
 command line that does not parse makes the whole email wrong, so that nothing is applied
 from an email the player may have mistyped.
+
+Everything here is bounded before it is read (security issue 9): at most `MAX_LINES`
+lines of `MAX_LINE_CHARS` characters each, from at most `MAX_TEXT_CHARS` of text (a
+person's commands are at the top of a reply, or right under a short quote), and no
+regular expression meets a line it could take more than linear time on. `shown` cuts what
+an answer echoes of the email.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage, MIMEPart
 from html.parser import HTMLParser
 
+from engine.board import column_name
 from engine.errors import NotationError
 from engine.moves import EndAlliance, Submission
-from engine.notation import parse_move
+from engine.notation import MAX_MOVE_CHARS, parse_move
 
 # The first words `engine.notation.parse_move` knows (tests check they stay in step).
 COMMAND_WORDS = frozenset({
     "place", "decide", "offer", "accept", "break", "bid", "walls", "wall", "knight",
-    "expand", "pile", "look", "take", "pass", "decline", "skip",
+    "knights", "expand", "pile", "look", "take", "pass", "decline", "skip",
 })
-STEP_WORDS = frozenset({"knight", "expand"})  # the steps of one Swords action
+STEP_WORDS = frozenset({"knight", "knights", "expand"})  # the steps of one Swords action
 TREASURE = "treasure"
+
+MAX_TEXT_CHARS = 100_000  # of the decoded body; the rest is not read
+MAX_HTML_CHARS = 200_000  # of an HTML body (its tags take room too)
+MAX_LINES = 2_000
+MAX_LINE_CHARS = 1_000  # a longer line is no command (MAX_MOVE_CHARS), nor an attribution
+MAX_ATTRIBUTION_CHARS = 400  # "On <date>, <name> <address> wrote:" is far shorter
+MAX_HTML_DEPTH = 200  # open tags remembered; deeper ones are read as if not nested
+ECHO_LINES = 10  # what an answer shows of what it refuses or ignores
+ECHO_CHARS = 200
+# Where `bounded` cut the text: a line that no client writes and no pattern here reads
+# as a quote or an ending. If the reply's own text reaches it, the commands may have been
+# cut, so `commands` refuses the email rather than apply part of a move.
+CUT_LINE = "[Löwenherz: the rest of this email was not read]"
+TOO_LONG = (f"only the first {MAX_LINES} lines ({MAX_TEXT_CHARS // 1000},000 characters) of "
+            "an email are read: write your commands at the top, above the quoted email")
 
 # --- the new text of a reply ------------------------------------------------------------------
 
@@ -40,14 +71,36 @@ def reply_text(message: EmailMessage) -> str:
     return strip_quoted(_body_text(message))
 
 
+def bounded(text: str) -> str:
+    """What is read of `text`: at most `MAX_TEXT_CHARS`, in at most `MAX_LINES` lines of
+    at most `MAX_LINE_CHARS`. A cut line ends in "…", which no command word or cell
+    ends in, so that it cannot become a shorter valid move; if lines are left out,
+    `CUT_LINE` takes their place."""
+    was_cut = text.endswith(f"\n{CUT_LINE}")  # bounded already (callers may nest)
+    if was_cut:
+        text = text[: -len(CUT_LINE) - 1]
+    parts = text[:MAX_TEXT_CHARS].split("\n", MAX_LINES)
+    if len(text) > MAX_TEXT_CHARS and len(parts) <= MAX_LINES:
+        parts[-1] = parts[-1].removesuffix("…") + "…"  # the last line, cut in the middle
+    lines = [line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
+             for line in parts[:MAX_LINES]]
+    if was_cut or len(text) > MAX_TEXT_CHARS or len(parts) > MAX_LINES:
+        lines.append(CUT_LINE)
+    return "\n".join(lines)
+
+
 def _body_text(message: EmailMessage) -> str:
     plain = message.get_body(preferencelist=("plain",))
     if plain is not None:
-        text = _unflow(_decoded(plain), plain)
+        text = _unflow(_decoded(plain), plain)  # linear; the message is under 1 MB
         if text.strip():
-            return text
+            return bounded(text)
     html = message.get_body(preferencelist=("html",))
-    return html_text(_decoded(html)) if html is not None else ""
+    if html is None:
+        return ""
+    source = _decoded(html)
+    cut = f"\n{CUT_LINE}" if len(source) > MAX_HTML_CHARS else ""
+    return bounded(html_text(source[:MAX_HTML_CHARS]) + cut)
 
 
 def _decoded(part: MIMEPart) -> str:
@@ -67,54 +120,224 @@ def _unflow(text: str, part: MIMEPart) -> str:
     if str(part.get_param("format", "")).lower() != "flowed":
         return text
     delete_space = str(part.get_param("delsp", "")).lower() == "yes"
-    lines: list[str] = []
+    # Each line as a list of pieces, joined at the end: adding to a growing string
+    # would copy it once per flowed line, quadratic in a long paragraph.
+    lines: list[list[str]] = []
+    depths: list[int] = []
     joining = False
     for line in text.split("\n"):
         depth = len(line) - len(line.lstrip(">"))
         body = line[depth:]
         body = body[1:] if body.startswith(" ") else body  # space-stuffing
-        if joining and lines and _depth(lines[-1]) == depth:
-            lines[-1] += body
+        if joining and lines and depths[-1] == depth:
+            lines[-1].append(body)
         else:
-            lines.append(">" * depth + (" " if depth and body else "") + body)
+            lines.append([">" * depth + (" " if depth and body else "") + body])
+            depths.append(depth)
         joining = body.endswith(" ") and body != "-- "
         if joining and delete_space:
-            lines[-1] = lines[-1][:-1]
-    return "\n".join(lines)
-
-
-def _depth(line: str) -> int:
-    return len(line) - len(line.lstrip(">"))
+            lines[-1][-1] = lines[-1][-1][:-1]
+    return "\n".join("".join(pieces) for pieces in lines)
 
 
 _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
+
+# --- the site's own email: the marker line, and the lines the site writes ---------------------
+
+# The first line of every email that invites a reply (templates/emails/*-body.*). Clients
+# quote it, wrap it, turn it from HTML into text; what stays is its words.
+REPLY_MARKER = "## Reply above this line ##"
+_MARKER_WORDS = "replyabovethisline"
+_NOT_LETTERS = re.compile(r"[^a-z]+")
+
+# Lines the site writes in those emails (templates/emails/, games.mail.compose,
+# games.mail.textboard), in lower case, as the text body says them and as a client makes
+# text of the HTML body. A STRONG line says what only the site says: (how it starts, what
+# it holds further on); a WEAK one could be a person's, and counts only beside a strong one.
+_STRONG = (
+    ("the game ", " waits for you"), ("a reminder: the game ", " still waits for your move"),
+    ("your move in ", " accepted"), ("what is asked (", ")"),
+    ("reply to this email with your move", ""), ("or reply to this email with your move", ""),
+    ("or open the game, already signed in", ""), ("your sealed submission so far:", ""),
+    ("decisions this turn:", ""), ("nothing worth telling happened", ""),
+    ("politics cards:", ""), ("knights in your supply:", ""), ("castle/knight:", ""),
+    (". plain, f forest", ""), ("walls: | between two cells", ""),
+    ("place ", " castle and a knight beside it."), ("castle cells you may choose:", ""),
+    ("choose ", " (1, 2 or 3) for the action card"), ("you may play ", " with a card."),
+    ("", " or break off for a duel."), ("make a sealed bid", ""),
+    ("place up to ", " legal), or pass."), ("use ", ": place knights, expand a region, or pass."),
+    ("knights may go to:", ""), ("regions may expand into:", ""),
+    ("the crown: choose a politics pile", ""), ("take one card from politics pile ", ""),
+    ("(no command found in your email)", ""), ("reply to this email with a corrected move", ""),
+    ("until everybody's submission is in", ""),
+)
+_STRONG_HEADINGS = frozenset({
+    "how to move", "the board", "your hand", "the action card", "what happened last",
+    "what happened since our last email", "open the game, signed in",
+    "(earlier events: see the game page.)",
+})
+_WEAK_STARTS = ("deadline:", "ducats:", "the game: http")
+_WEAK_LINES = frozenset({"scores", "next", "nothing yet.", "nothing new."})
+# a score line: "Alice (red) (you): power 3, 5 ducats, 2 politics cards"
+_SCORE_LINE = re.compile(r"[^:]{1,120}\): power \d+.*")
+ROW_CELLS = ".FHT"  # games.mail.textboard: the terrain marks that start each cell
+
+
+def _key(line: str) -> str:
+    """A line's letters alone, in lower case: what survives quoting, wrapping and HTML."""
+    return _NOT_LETTERS.sub("", line.lower())
+
+
+def _is_marker(lines: list[str], at: int) -> bool:
+    """`REPLY_MARKER` on this line, or wrapped over it and the next."""
+    line = lines[at]
+    if "#" not in line:
+        return False
+    words = _key(line)
+    if _MARKER_WORDS in words:
+        return True
+    following = _key(lines[at + 1]) if at + 1 < len(lines) else ""
+    return bool(words) and _MARKER_WORDS in words + following
+
+
+def _site_line(line: str) -> int:
+    """2 for a line only the site writes, 1 for one it writes that a person might too,
+    0 for any other line."""
+    text = line.strip().strip("*#").strip().lower()
+    if not text or len(text) > MAX_ATTRIBUTION_CHARS:
+        return 0
+    if text in _STRONG_HEADINGS or any(text.startswith(start) and part in text
+                                       for start, part in _STRONG):
+        return 2
+    greeting = text.startswith("hello ") and text.endswith(",")
+    heading = text.startswith("in the game ") and text.endswith(":")
+    if (greeting or heading or text in _WEAK_LINES or text.startswith(_WEAK_STARTS)
+            or _SCORE_LINE.fullmatch(text) or _is_board_row(line.strip())
+            or _is_column_names(text)):
+        return 1
+    return 0
+
+
+def _is_board_row(line: str) -> bool:
+    """A row of `games.mail.textboard`: " 3 H  .R . |." is a number, then cells of a terrain
+    mark and a piece, each after a space or a wall ("|"); or a line of walls ("--")."""
+    if line and set(line) <= {"-", " "}:
+        return "--" in line
+    number, _, cells = line.partition(" ")
+    if not (number.isdigit() and len(number) <= 2 and len(cells) >= 4):
+        return False
+    for index, char in enumerate(cells):
+        place = index % 3
+        if ((place == 0 and char not in ROW_CELLS) or (place == 2 and char not in " |")
+                or (place == 1 and not (char == " " or char.isalpha()))):
+            return False
+    return True
+
+
+def _is_column_names(text: str) -> bool:
+    """The board's first line: "A  B  C …", the columns in order."""
+    names = text.upper().split()
+    return len(names) >= 2 and names == [column_name(x) for x in range(len(names))]
+
+
+def _original_start(lines: list[str]) -> int:
+    """Where the site's own email starts among the reply's unquoted lines: at the marker
+    line, or at a block of site lines (two or more, one of them strong) if the client
+    dropped the marker; else the number of lines. A quoted (">") original is no reason
+    to cut: the reply may go on below it."""
+    run_start, run_lines, run_strong = -1, 0, False
+    for at, line in enumerate(lines):
+        text = line.strip()
+        if not text or text.startswith(">"):
+            continue
+        if _is_marker(lines, at):
+            return at
+        kind = _site_line(text)
+        if not kind:
+            run_start, run_lines, run_strong = -1, 0, False
+            continue
+        if not run_lines:
+            run_start = at
+        run_lines, run_strong = run_lines + 1, run_strong or kind == 2
+        if run_lines >= 2 and run_strong:
+            return run_start
+    return len(lines)
+
+
+# --- what clients write above the original -------------------------------------------------
+
+# "On <date>, <name> <address> wrote:" in the languages players write in; each has one
+# wildcard before its verb, so that a line without the verb fails in linear time.
 _ATTRIBUTION = re.compile(
-    r"(on\s.+\swrote|am\s.+\sschrieb.*|le\s.+\sa\s+écrit|el\s.+\sescribió"
-    r"|op\s.+\sschreef.*|il\s.+\sha\sscritto)\s*:",
+    r"(on\s.+\swrote|am\s.+\sschrieb.*|am\s.+\s(folgendes\s)?geschrieben"
+    r"|le\s.+\sa\s+[ée]crit|el\s.+\sescribi[óo]|op\s.+\s(schreef.*|het\svolgende\sgeschreven)"
+    r"|(il|in\sdata)\s.+\sha\sscritto|em\s.+\sescreveu|(dnia|w\sdniu)\s.+\s(napisał|pisze).*"
+    r"|dne\s.+\snapsal.*|den\s.+\sskrev.*)\s*:",
+    re.IGNORECASE)
+# Without a known first word, the verb needs an address or a date on the line: K-9's
+# "Alice <a@b.org> wrote:", Gmail's "15. marts 2017 kl. 11.00 skrev Bob <b@c.dk>:".
+_ATTRIBUTION_VERB = re.compile(
+    r".+\s(wrote|schrieb|a\s+[ée]crit|escribi[óo]|ha\sscritto|schreef|skrev|napisał\(a\)"
+    r"|napisał|napisała|escreveu|kirjoitti|napsal\(a\)|írta)(\s.*)?:",
     re.IGNORECASE)
 _SEPARATOR = re.compile(
-    r"_{10,}|-{2,}\s*(original message|ursprüngliche nachricht|message d'origine"
-    r"|forwarded message|weitergeleitete nachricht)\s*-{2,}",
+    r"\**(_{10,}|-{2,}\s*(original message|ursprüngliche nachricht|message d'origine"
+    r"|mail original|message original|messaggio originale|mensaje original|mensagem original"
+    r"|oorspronkelijk bericht|origineel bericht|ursprungligt meddelande|oprindelig meddelelse"
+    r"|oprindelig besked|opprinnelig melding|wiadomość oryginalna|oryginalna wiadomość"
+    r"|reply message|forwarded message|weitergeleitete nachricht|message transféré"
+    r"|on\s.+\swrote)\s*-*)\**",  # Zoho: "---- On <date> <address> wrote ----"
     re.IGNORECASE)
+# Signatures phones and mail apps add, in the languages above: the original may follow
+# at once, without a quote mark or an attribution.
 _MOBILE_SIGNATURE = re.compile(
-    r"(sent from my \S.*|sent from (outlook|yahoo mail|mail) for \S.*|get outlook for \S.*"
-    r"|von meinem \S.* gesendet\.?|envoyé de mon \S.*)",
+    r"(sent from my \S.*|sent (from|with|via) (outlook|yahoo|mail|aol|gmail|proton|samsung)\b.*"
+    r"|get outlook for \S.*"
+    r"|von meinem \S.* gesendet\.?|gesendet (von|mit|vom) \S.*|diese nachricht wurde .* gesendet\.?"
+    r"|envoy[ée] (de|depuis|à partir de) \S.*|télécharger outlook pour \S.*"
+    r"|inviato (da|dal) \S.*|scarica outlook per \S.*"
+    r"|enviad[oa] (desde|do|de|a partir d[eo]) \S.*|descargar outlook para \S.*"
+    r"|obter o outlook para \S.*|baixe o outlook para \S.*"
+    r"|(verzonden|verstuurd) (vanaf|met|vanuit) \S.*|outlook voor \S.* downloaden"
+    r"|skickat från \S.*|hämta outlook för \S.*|sendt fra \S.*|hent outlook (for|til) \S.*"
+    r"|wysłane z \S.*|wysłano z \S.*|pobierz outlook dla \S.*)",
     re.IGNORECASE)
-_HEADER_FROM = re.compile(r"\*?(from|von|de)\s?:\*?\s.*", re.IGNORECASE)
-_HEADER_SENT = re.compile(r"\*?(sent|date|gesendet|datum|envoyé)\s?:\*?\s.*", re.IGNORECASE)
+# The header words of a quoted original ("From: … Sent: …"), Outlook's and webmail's, in
+# English, German, French, Italian, Dutch, Swedish, Danish/Norwegian, Spanish, Polish and
+# Portuguese. Two header lines in a row, in any order, start the original.
+_HEADER_WORDS = (
+    "from", "sent", "date", "to", "cc", "bcc", "subject", "reply-to",
+    "von", "gesendet", "an", "betreff", "datum", "kopie", "antwort an",
+    "de", "envoyé", "envoyé le", "à", "objet", "date d'envoi", "répondre à", "expéditeur",
+    "da", "inviato", "a", "oggetto", "data", "risposta",
+    "van", "verzonden", "aan", "onderwerp",
+    "från", "skickat", "till", "ämne", "kopia",
+    "fra", "sendt", "til", "emne", "dato", "kopi",
+    "enviado", "enviado el", "para", "asunto", "fecha",
+    "od", "wysłano", "do", "temat", "dw",
+    "enviada", "enviada em", "enviado em", "assunto",
+)
+_HEADER_LINE = re.compile(
+    r"[*\s]{0,4}(" + "|".join(sorted(map(re.escape, _HEADER_WORDS), key=len, reverse=True))
+    + r")[\s*]{0,3}:", re.IGNORECASE)
+_COLONS = (":", "：")
 
 
 def strip_quoted(text: str) -> str:
     """Cut quoted text and signatures from a reply's text.
 
+    The site's own email, wherever it stands unquoted (its marker line, or a block of
+    lines the site writes), and everything below it are the original, and so is what
+    the client wrote just above it (an attribution, a header block, a separator).
     Lines quoted with ">" are dropped wherever they are, so that a reply written below
     the quote (Thunderbird's habit) or between quoted lines is kept. An attribution line
     is dropped when a quote follows it; when unquoted text follows it, as after
     Outlook's header blocks and separators, that is the original: the rest is cut."""
-    lines = text.translate(_INVISIBLE).replace("\xa0", " ").split("\n")
+    lines = bounded(text).translate(_INVISIBLE).replace("\xa0", " ").split("\n")
+    end = _player_end(lines, _original_start(lines))
     kept: list[str] = []
     at = 0
-    while at < len(lines):
+    while at < end:  # what a line means may depend on the lines after `end`
         line = lines[at]
         if _ends_reply(lines, at):
             break
@@ -130,6 +353,76 @@ def strip_quoted(text: str) -> str:
     return _tidy("\n".join(kept))
 
 
+def _player_end(lines: list[str], end: int) -> int:
+    """Where the person's text ends above an original starting at `end`: without what the
+    client put between them (blank lines, a header block in any language, a separator,
+    an attribution in any wording that names an address or a date)."""
+    if end >= len(lines):
+        return end
+    for _ in range(4):  # each kind at most once, in any order
+        start = end
+        end = _skip_blank(lines, end)
+        end = _skip_headers(lines, end)
+        end = _skip_blank(lines, end)
+        if end and (_SEPARATOR.fullmatch(lines[end - 1].strip())
+                    or _MOBILE_SIGNATURE.fullmatch(lines[end - 1].strip())):
+            end -= 1
+        end -= _trailing_attribution(lines, end)
+        if end == start:
+            break
+    return end
+
+
+def _skip_blank(lines: list[str], end: int) -> int:
+    while end and not lines[end - 1].strip():
+        end -= 1
+    return end
+
+
+def _skip_headers(lines: list[str], end: int) -> int:
+    """Before `end`: two or more "Word: …" lines in a row are a header block, in any
+    language (only here, right above the site's email, is that safe to say)."""
+    start = end
+    while start and _is_any_header(lines[start - 1]):
+        start -= 1
+    return start if end - start >= 2 else end
+
+
+def _is_any_header(line: str) -> bool:
+    name, colon, _ = line.strip().strip("*").partition(":")
+    name = name.strip(" *")
+    return (bool(colon) and 0 < len(name) <= 30 and first_word(name) not in COMMAND_WORDS
+            and all(part.isalpha() for part in name.replace("-", " ").replace("'", " ").split()))
+
+
+def _trailing_attribution(lines: list[str], end: int) -> int:
+    """1 to 3 if the lines before `end` are an attribution, wrapped over up to three
+    lines, none of them a command: known wording, or ending in a colon with an address
+    or a date in it."""
+    parts: list[str] = []
+    found = 0
+    for count in range(1, 4):
+        at = end - count
+        if at < 0 or not _may_attribute(lines[at]):
+            break
+        parts.insert(0, lines[at].strip())
+        joined, loose = " ".join(parts), found == 0 or _wraps(lines[at])
+        if _is_attribution(joined, loose) or (loose and _introduces(joined)):
+            found = count
+    return found
+
+
+def _introduces(line: str) -> bool:
+    """Any wording ("… írta:", "… 写道：") that names an address or a date and ends in a
+    colon: right above the site's email, that is the client's attribution."""
+    return (len(line) <= MAX_ATTRIBUTION_CHARS and line.endswith(_COLONS)
+            and _names_someone(line))
+
+
+def _names_someone(line: str) -> bool:
+    return "@" in line or any(char.isdigit() for char in line)
+
+
 def _ends_reply(lines: list[str], at: int) -> bool:
     line = lines[at].strip()
     return (lines[at].rstrip() == "--" or bool(_SEPARATOR.fullmatch(line))
@@ -137,21 +430,54 @@ def _ends_reply(lines: list[str], at: int) -> bool:
 
 
 def _is_header_block(lines: list[str], at: int) -> bool:
-    """Outlook's "From: … / Sent: … / To: … / Subject: …" before the original."""
-    if not _HEADER_FROM.fullmatch(lines[at].strip()):
+    """A header line ("From: …", "Gesendet: …", "Da: …") with another one right after
+    it (a wrapped address may stand between): Outlook's and the webmailers' header
+    blocks, in any order."""
+    if not _is_header(lines[at]):
         return False
-    return any(_HEADER_SENT.fullmatch(line.strip()) for line in lines[at + 1:at + 4])
+    return any(_is_header(line) for line in lines[at + 1:at + 3])
+
+
+def _is_header(line: str) -> bool:
+    text = line.strip()
+    return (not text.startswith(">") and len(text) <= MAX_LINE_CHARS
+            and bool(_HEADER_LINE.match(text)))
 
 
 def _attribution_lines(lines: list[str], at: int) -> int:
-    """1 or 2 if an attribution ("On … wrote:") starts here, over one or two lines; else 0.
-    Gmail wraps long attributions: "On …, Löwenherz <" / "play+…@host> wrote:"."""
-    one = lines[at].strip()
-    if _ATTRIBUTION.fullmatch(one):
-        return 1
-    if one and at + 1 < len(lines) and _ATTRIBUTION.fullmatch(f"{one} {lines[at + 1].strip()}"):
-        return 2
+    """1 to 3 if an attribution ("On … wrote:") starts here, over up to three lines;
+    else 0. Gmail wraps long attributions: "On …, Löwenherz <" / "play+…@host> wrote:".
+    A command line is never part of one."""
+    parts: list[str] = []
+    for count in range(1, 4):
+        if at + count > len(lines) or not _may_attribute(lines[at + count - 1]):
+            return 0
+        parts.append(lines[at + count - 1].strip())
+        if _is_attribution(" ".join(parts), count == 1 or _wraps(lines[at])):
+            return count
     return 0
+
+
+def _may_attribute(line: str) -> bool:
+    text = line.strip()
+    return bool(text) and not text.startswith(">") and first_word(text) not in COMMAND_WORDS
+
+
+def _wraps(line: str) -> bool:
+    """The first line of an attribution the client wrapped: a name or date goes on."""
+    return _names_someone(line) or line.rstrip().endswith(("<", "(", ","))
+
+
+def _is_attribution(line: str, loose: bool = True) -> bool:
+    """Short, ending in a colon, and then the patterns: on a line ending in ':', each
+    `.+`/`.*` of `_ATTRIBUTION` finds its end at once instead of trying every split of the
+    line (quadratic on a long line with many " schrieb"). `loose`: also a verb without a
+    known first word, on a line with an address or a date."""
+    if len(line) > MAX_ATTRIBUTION_CHARS or not line.endswith(_COLONS):
+        return False
+    if _ATTRIBUTION.fullmatch(line):
+        return True
+    return loose and _names_someone(line) and bool(_ATTRIBUTION_VERB.fullmatch(line))
 
 
 def _quote_follows(lines: list[str], at: int) -> bool:
@@ -177,8 +503,12 @@ _HIDDEN = frozenset({"head", "script", "style", "template", "title"})
 # Mail clients mark the quoted original (and the signature) with these classes.
 _QUOTE_CLASSES = frozenset({
     "gmail_quote", "gmail_quote_container", "gmail_attr", "gmail_signature", "yahoo_quoted",
-    "moz-cite-prefix", "moz-signature",
+    "moz-cite-prefix", "moz-signature", "protonmail_quote", "x_gmail_quote",
 })
+# GMX and web.de name the quote's <div> (and the original inside it) instead.
+_QUOTE_NAMES = frozenset({"quote", "quoted-content"})
+# Outlook's reply header (also as Outlook forwards it: "x_"), Zimbra's rule above it.
+_ORIGINAL_IDS = frozenset({"divRplyFwdMsg", "x_divRplyFwdMsg", "zwchr"})
 _OUTLOOK_SEPARATOR = re.compile(r"border-top\s*:[^;]*solid", re.IGNORECASE)
 
 
@@ -206,7 +536,9 @@ class _HtmlText(HTMLParser):
         if _starts_original(tag, found):
             self.stopped = True
         self._new_line(tag, hard=tag == "br")
-        if tag not in _VOID:
+        if tag not in _VOID and len(self.open) < MAX_HTML_DEPTH:
+            # Bounded: each end tag searches this list, so an email of a million
+            # unclosed <div>s would otherwise take quadratic time.
             self.open.append((tag, self._skipping() or _is_quote(tag, found)))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -243,13 +575,14 @@ class _HtmlText(HTMLParser):
 
 
 def _is_quote(tag: str, attrs: dict[str, str]) -> bool:
-    return (tag == "blockquote" or tag in _HIDDEN
+    return (tag == "blockquote" or tag in _HIDDEN or attrs.get("name") in _QUOTE_NAMES
             or not _QUOTE_CLASSES.isdisjoint(attrs.get("class", "").split()))
 
 
 def _starts_original(tag: str, attrs: dict[str, str]) -> bool:
-    return attrs.get("id") == "divRplyFwdMsg" or (
-        tag == "div" and bool(_OUTLOOK_SEPARATOR.search(attrs.get("style", ""))))
+    style = attrs.get("style", "")[:MAX_LINE_CHARS]  # bounded: the pattern backtracks per match
+    return attrs.get("id") in _ORIGINAL_IDS or (
+        tag == "div" and bool(_OUTLOOK_SEPARATOR.search(style)))
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -268,21 +601,24 @@ class Commands:
 
 
 def commands(text: str) -> Commands:
-    submissions: list[str] = []
+    pieces: list[list[str]] = []  # each submission's lines with their separators
     ignored: list[str] = []
     errors: list[str] = []
     previous = ""  # what the last non-empty line was: "step", "move" or "" (prose)
-    for raw in text.split("\n"):
+    for raw in bounded(text).split("\n"):
         line = _command_line(raw)
         word = first_word(line)
         if not line:
             continue
+        if line == CUT_LINE:
+            errors.append(TOO_LONG)
+            break
         if word in STEP_WORDS and previous == "step":
-            submissions[-1] += f", {line}"
+            pieces[-1].append(f", {line}")
         elif word == TREASURE and previous:
-            submissions[-1] += f" {line}"
+            pieces[-1].append(f" {line}")
         elif word in COMMAND_WORDS:
-            submissions.append(line)
+            pieces.append([line])
             previous = "step" if word in STEP_WORDS else "move"
         else:
             if word == TREASURE:
@@ -291,10 +627,23 @@ def commands(text: str) -> Commands:
             else:
                 ignored.append(raw.strip())
             previous = ""
+    submissions = [_joined(parts) for parts in pieces]
     moves, problems = _parse(submissions)
     errors.extend(problems)
     return Commands(tuple(submissions), tuple(ignored), tuple(errors),
                     () if errors else tuple(moves))
+
+
+def _joined(parts: list[str]) -> str:
+    """One submission's lines as one text; past what any move takes the rest is dropped,
+    since `parse_move` refuses the text on its length alone."""
+    text, size = [], 0
+    for part in parts:
+        text.append(part)
+        size += len(part)
+        if size > MAX_MOVE_CHARS:
+            break
+    return "".join(text)
 
 
 def first_word(line: str) -> str:
@@ -332,6 +681,25 @@ def _parse(submissions: list[str]) -> tuple[list[Submission], list[str]]:
         if not isinstance(move, EndAlliance):
             moves.append(text)
     if len(moves) > 1:
-        found = " and ".join(f"'{m}'" for m in moves)
-        errors.append(f"one move per reply, please: this reply has {found}")
+        found = " and ".join(f"'{cut(m, 60)}'" for m in moves[:3])
+        more = f" and {len(moves) - 3} more" if len(moves) > 3 else ""
+        errors.append(f"one move per reply, please: this reply has {found}{more}")
     return parsed, errors
+
+
+# --- echoes -----------------------------------------------------------------------------------
+
+
+def cut(text: str, chars: int = ECHO_CHARS) -> str:
+    """`text` at most `chars` long, "…" marking a cut."""
+    return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
+def shown(lines: Sequence[str], count: int = ECHO_LINES, chars: int = ECHO_CHARS) -> list[str]:
+    """What an answer echoes of many lines: the first `count`, each cut at `chars`, and a
+    line saying how many more there were."""
+    kept = [cut(line, chars) for line in lines[:count]]
+    if len(lines) > count:
+        more = len(lines) - count
+        kept.append(f"… {more} more line{'s' if more > 1 else ''} not shown")
+    return kept

@@ -3,8 +3,10 @@ game, one-click unsubscribe, email preferences, and inviting people by email."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -15,10 +17,12 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods
 
-from games.mail import compose, outbox, tokens
+from games.limits import spend
+from games.mail import compose, notify, outbox, tokens
 from games.mail.forms import InviteByEmailForm, NotificationsForm
+from games.middleware import scope_of, scope_session
 from games.models import EmailPreference, Game, MagicLink, Notifications, OutgoingEmail
 from games.words import sentence
 
@@ -32,24 +36,39 @@ LINK_PROBLEMS = {
     "inactive": "This account is disabled.",
 }
 INVITATIONS_PER_GAME = 50  # enough to fill any game; more is spam
+MAGIC_SESSION_HOURS = 6  # a magic link's session: long enough to think over one move
 
 
 # --- magic links ------------------------------------------------------------------------------
 
 
-@require_GET  # not HEAD: a link checker's HEAD must not use up the link
+@require_http_methods(["GET", "POST"])
 def magic_link(request: HttpRequest, signed: str) -> HttpResponse:
-    """Sign the player in and open their game, once, while the phase is the link's."""
+    """GET asks to continue and uses nothing (mail scanners and previews follow GETs);
+    POST signs the player in for this game and phase only (games.middleware), once."""
     nonce = tokens.magic_nonce(signed)
     link = (MagicLink.objects.select_related("game", "user").filter(nonce=nonce).first()
             if nonce else None)
     if link is None:
         return _link_problem(request, "tampered", None, status=400)
-    problem = link_problem(link) or (None if _use(link) else "used")
+    if _signed_in_fully_as(request, link.user_id):
+        return redirect("game", link.game_id)  # the account's own session: nothing to add
+    problem = link_problem(link)
+    if problem is None and request.method == "POST" and not _use(link):
+        problem = "used"
     if problem:
         return _link_problem(request, problem, link, status=410)
-    login(request, link.user)
+    if request.method != "POST":
+        return render(request, "mail/magic_link.html", {"link": link, "signed": signed})
+    login(request, link.user, backend="django.contrib.auth.backends.ModelBackend")
+    until = min(link.expires_at, timezone.now() + timedelta(hours=MAGIC_SESSION_HOURS))
+    scope_session(request.session, link.game_id, link.phase_number, until)
     return redirect("game", link.game_id)
+
+
+def _signed_in_fully_as(request: HttpRequest, user_id: int) -> bool:
+    return request.user.is_authenticated and request.user.pk == user_id \
+        and scope_of(request) is None
 
 
 def link_problem(link: MagicLink) -> str | None:
@@ -96,8 +115,9 @@ def unsubscribe(request: HttpRequest, signed: str) -> HttpResponse:
     if request.method == "POST":
         Notifications.objects.update_or_create(user=user,
                                                defaults={"mode": EmailPreference.OFF})
-        return render(request, "mail/unsubscribe.html", {"done": True, "email": user.email})
-    return render(request, "mail/unsubscribe.html", {"email": user.email, "signed": signed})
+        return render(request, "mail/unsubscribe.html", {"done": True})
+    # No address on the page: whoever holds a forwarded email learns nothing from it.
+    return render(request, "mail/unsubscribe.html", {"signed": signed})
 
 
 # --- preferences ------------------------------------------------------------------------------
@@ -143,13 +163,56 @@ def invite_by_email(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 def invite(game: Game, addresses: list[str], inviter: User) -> list[str]:
-    """Queue an invitation to each address not invited to this game before."""
+    """Queue an invitation to each address not invited to this game before, within the
+    inviter's daily allowance over all games (settings.RATE_LIMITS["invitation"])."""
     earlier = OutgoingEmail.objects.filter(kind="invitation", game=game)
     known = {a.lower() for a in earlier.values_list("to", flat=True)}
     known |= {e.lower() for e in game.seats.values_list("user__email", flat=True) if e}
     new = [a for a in addresses if a.lower() not in known]
     if earlier.count() + len(new) > INVITATIONS_PER_GAME:
         raise ValueError(f"a game sends at most {INVITATIONS_PER_GAME} invitations")
-    for address in new:
+    for done, address in enumerate(new):
+        if not spend("invitation", f"user:{inviter.pk}"):
+            raise ValueError(over_the_daily_invitations(new[:done], new[done:]))
         compose.invitation(game, address, inviter)
     return new
+
+
+def over_the_daily_invitations(sent: list[str], unsent: list[str]) -> str:
+    count, _, period = settings.RATE_LIMITS["invitation"].partition("/")
+    per = {"s": "second", "m": "minute", "h": "hour", "d": "day"}.get(period, period)
+    return (f"you have sent as many invitations as one person may ({count} per {per}); "
+            f"not sent to {', '.join(unsent)}"
+            + (f" (sent to {', '.join(sent)})" if sent else "") + "; try again later")
+
+
+# --- muting one game --------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+def mute_game(request: HttpRequest, game_id: int) -> HttpResponse:
+    """Mute (or unmute) one game's emails: from the game's page (signed in), or from the
+    link in its emails (`?s=`, signed for one person and game). GET only asks (mail
+    scanners follow links); POST does it."""
+    game = get_object_or_404(Game, pk=game_id)
+    signed = request.POST.get("s") or request.GET.get("s") or ""
+    if signed:
+        user_id = outbox.mute_user_id(signed, game.pk)
+    elif request.user.is_authenticated:
+        user_id = request.user.pk
+    else:
+        game_url = reverse("game", args=[game.pk])
+        return redirect(f"{reverse('login')}?{urlencode({'next': game_url})}")
+    seat = game.seats.filter(user_id=user_id).first() if user_id is not None else None
+    if seat is None:
+        return render(request, "mail/mute.html", {"game": game, "invalid": True}, status=400)
+    if request.method != "POST":
+        return render(request, "mail/mute.html",
+                      {"game": game, "signed": signed, "muted": seat.mail_muted})
+    muted = request.POST.get("muted", "on") != "off"
+    notify.set_muted(seat, muted)
+    if signed:
+        return render(request, "mail/mute.html", {"game": game, "done": True, "muted": muted})
+    messages.success(request, "This game's emails are muted: only its final scores will come."
+                     if muted else "This game's emails come again.")
+    return redirect("game", game.pk)

@@ -16,7 +16,7 @@ from django import forms
 from django.core.paginator import Paginator
 from django.db.models import Prefetch, Q, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 
 from engine.notation import format_move
@@ -27,6 +27,7 @@ from games.board_svg import render_board
 from games.charts import power_chart
 from games.models import Game, Seat
 from games.presenter import Presentation, present
+from games.views.lobby import visible_game, visible_games
 from games.words import card_name, card_text
 
 PAGE_SIZE = 25
@@ -71,7 +72,8 @@ def finished_games() -> QuerySet[Game]:
 
 def archive_list(request: HttpRequest) -> HttpResponse:
     form = ArchiveFilter(request.GET)
-    page = Paginator(form.apply(finished_games()), PAGE_SIZE).get_page(request.GET.get("page"))
+    games = visible_games(request, finished_games())  # invite-only: its people only
+    page = Paginator(form.apply(games), PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     return render(request, "archive/list.html",
@@ -93,8 +95,8 @@ class Step:
 
 def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
     seats = Seat.objects.select_related("user__profile")
-    game = get_object_or_404(
-        Game.objects.defer("state").prefetch_related(Prefetch("seats", queryset=seats)),
+    game = visible_game(
+        request, Game.objects.defer("state").prefetch_related(Prefetch("seats", queryset=seats)),
         pk=game_id, status=Game.Status.FINISHED)
     steps = [Step(*row) for row in
              game.snapshots.values_list("phase_number", "turn", "phase_kind", "power")]
@@ -193,7 +195,7 @@ def game_record(game: Game) -> dict[str, Any]:
 
 
 def record_json(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = get_object_or_404(Game, pk=game_id, status=Game.Status.FINISHED)
+    game = visible_game(request, Game.objects.all(), pk=game_id, status=Game.Status.FINISHED)
     response = HttpResponse(json.dumps(game_record(game), indent=1),
                             content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="lowenherz-game-{game.pk}.json"'

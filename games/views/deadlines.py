@@ -11,13 +11,14 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import redirect
 from django.utils import formats, timezone
 from django.views.decorators.http import require_POST
 
 from games import deadlines
 from games.models import Game
 from games.services import MAX_DEADLINE_HOURS, GameError
+from games.views.lobby import visible_game
 
 
 class ExtendDeadlineForm(forms.Form):
@@ -38,7 +39,7 @@ def _when(moment: datetime) -> str:
 @require_POST
 def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
     assert request.user.is_authenticated  # login_required
-    game = get_object_or_404(Game, pk=game_id)
+    game = visible_game(request, Game.objects.all(), pk=game_id)
     form = ExtendDeadlineForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"Not extended: {form.errors['hours'][0]}")
@@ -57,7 +58,7 @@ def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
 @require_POST
 def take_seat_back(request: HttpRequest, game_id: int) -> HttpResponse:
     assert request.user.is_authenticated  # login_required
-    game = get_object_or_404(Game, pk=game_id)
+    game = visible_game(request, Game.objects.all(), pk=game_id)
     try:
         deadlines.take_seat_back(game.pk, request.user)
     except GameError as exc:

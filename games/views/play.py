@@ -14,20 +14,23 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
-from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.datastructures import MultiValueDict
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_POST
 
 from engine.errors import IllegalMove, NotationError
 from engine.moves import Decide, EndAlliance, Submission
-from engine.notation import parse_move
+from engine.notation import MAX_MOVE_CHARS, parse_move
 from engine.view import View
 from games import services
 from games.board_svg import render_board
+from games.help import help_for
 from games.models import Game, Seat
 from games.play_forms import (
+    FORMS,
     EndAllianceForm,
     MoveTextForm,
     PlayForm,
@@ -36,6 +39,7 @@ from games.play_forms import (
     own_alliances,
 )
 from games.presenter import Presentation, present, seat_of
+from games.views.lobby import visible_game
 from games.words import action_text, card_text
 
 EVENTS_SHOWN = 50
@@ -46,10 +50,11 @@ UNTIL = {"decision": "everyone has decided", "duel": "every bid is in"}
 
 
 def _load(request: HttpRequest, game_id: int) -> Presentation:
-    """The game with its seats (users and profiles), as the requesting user sees it."""
+    """The game with its seats (users and profiles), as the requesting user sees it; an
+    invite-only game they neither play nor were invited to is a 404."""
     seats = Seat.objects.select_related("user__profile")
-    game = get_object_or_404(
-        Game.objects.prefetch_related(Prefetch("seats", queryset=seats)), pk=game_id)
+    game = visible_game(
+        request, Game.objects.prefetch_related(Prefetch("seats", queryset=seats)), pk=game_id)
     return present(game, seat_of(game, request.user))
 
 
@@ -60,47 +65,92 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     shown = _load(request, game_id)
     game, seat, v = shown.game, shown.seat, shown.view
     context: dict[str, Any] = {"game": game, "seat": seat, "v": v, "names": shown.names,
-                               "seats": list(game.seats.all())}
+                               "seats": list(game.seats.all()), "invite_url": ""}
+    if seat is not None and game.status == Game.Status.OPEN:  # the link to share, as the lobby
+        context["invite_url"] = request.build_absolute_uri(
+            reverse("invite", args=[game.invite_token]))
     if v is not None:
-        context.update(_play_context(shown, v))
+        kept = _kept_input(request, game) if seat is not None else None
+        context.update(_play_context(shown, v, kept))
     return render(request, "games/game.html", context)
 
 
-def _play_context(shown: Presentation, v: View) -> dict[str, Any]:
+def _play_context(shown: Presentation, v: View, kept: MultiValueDict | None = None
+                  ) -> dict[str, Any]:
     return {
         "board": mark_safe(  # render_board escapes every text it writes
             render_board(v, interactive=bool(v.get("ask")), element_id="board")),
         "players": _players(shown, v),
         "phase_sentence": shown.phase_sentence(),
         "card_text": card_text(v.get("card")),
+        "help": help_for(v) if shown.seat is not None else [],
         "decisions": shown.decisions(),
         "neutral": sorted({c[2] for c in v["castles"]} - set(v["players"])),
         "my": v["players"].get(v["viewer"] or ""),
         "pending": shown.my_pending(),
         "pending_until": UNTIL.get(v["phase"]["kind"], "the phase is resolved"),
-        **_forms(shown.game, shown.seat, v),
+        **_forms(shown.game, shown.seat, v, kept),
         "log": list(reversed(shown.events(last=EVENTS_SHOWN))),  # newest first
     }
 
 
-def _forms(game: Game, seat: Seat | None, v: View) -> dict[str, Any]:
-    """The forms for what the engine asks of me, the text fallback, ending an alliance."""
+def _forms(game: Game, seat: Seat | None, v: View, kept: MultiValueDict | None = None
+           ) -> dict[str, Any]:
+    """The forms for what the engine asks of me, the text fallback, ending an alliance;
+    each made for the current phase. The one a refused submission came from is bound to
+    what was typed and ticked in it (`kept`), so that it can be corrected."""
     if seat is None or game.status != Game.Status.RUNNING:
         return {"forms": [], "text_form": None, "end_alliance": None}
-    action = reverse("submit", args=[game.pk])
-    return {"forms": forms_for(v, action),
-            "text_form": MoveTextForm(view=v, action=action),
-            "end_alliance": EndAllianceForm(view=v, action=action) if own_alliances(v) else None}
+    action, number = reverse("submit", args=[game.pk]), game.phase_number
+    again = form_from_post(v, kept, action, number) if kept else None
+    kind = again.kind if again is not None else ""
+
+    def shown(form: PlayForm) -> PlayForm:
+        return again if again is not None and form.kind == kind else form
+
+    return {"forms": [shown(form) for form in forms_for(v, action, number)],
+            "text_form": shown(MoveTextForm(view=v, action=action, phase_number=number)),
+            "end_alliance": shown(EndAllianceForm(view=v, action=action))
+            if own_alliances(v) else None}
+
+
+# --- a refused submission's input, kept for the page it redirects to ---------------------------
+
+KEPT = "refused_input"  # session key: {"game": id, "data": {field: [values]}}
+KEPT_VALUES = 20  # per field: more than any form has boxes to tick
+KEPT_CHARS = MAX_MOVE_CHARS  # per value: what a field may hold
+
+
+def _keep_input(request: HttpRequest, game: Game) -> None:
+    """Remember what was typed and ticked in a refused form, for one page view; bounded,
+    since a POST may hold anything."""
+    kind = "move" if "move" in request.POST else request.POST.get("form", "")
+    form_class = FORMS.get(kind)
+    if form_class is None:
+        return
+    fields = [*form_class.base_fields, "treasure"]  # setup() adds the Treasure boxes
+    data = {name: [value[:KEPT_CHARS] for value in request.POST.getlist(name)[:KEPT_VALUES]]
+            for name in fields if name in request.POST}
+    request.session[KEPT] = {"game": game.pk, "data": {**data, "form": [kind]}}
+
+
+def _kept_input(request: HttpRequest, game: Game) -> MultiValueDict | None:
+    """The refused form's input for this game, once (None if there is none)."""
+    kept = request.session.pop(KEPT, None)
+    if not isinstance(kept, dict) or kept.get("game") != game.pk:
+        return None
+    data = kept.get("data")
+    return MultiValueDict(data) if isinstance(data, dict) else None
 
 
 def _players(shown: Presentation, v: View) -> list[dict]:
     """The power track: every player in seat order, with what the view shows of them."""
     top = max([p["power"] for p in v["players"].values()] + [1])
-    waiting, submitted = v["phase"]["waiting"], shown.submitted()
+    waiting, submitted = v["phase"]["waiting"], shown.has_submitted()
     return [{"colour": colour, "name": shown.name(colour), "ducats": None, **data,
              "bar": round(100 * data["power"] / top), "is_me": colour == v["viewer"],
              "is_start": colour == v["start_player"], "waiting": colour in waiting,
-             "submitted": colour in submitted or colour in v.get("submitted", [])}
+             "submitted": colour in submitted}
             for colour, data in v["players"].items()]
 
 
@@ -141,23 +191,45 @@ def submit(request: HttpRequest, game_id: int) -> HttpResponse:
     if seat is None:
         messages.error(request, "You have no seat in this game.")
         return redirect("game", game_id=game.pk)
+    phase_number = _phase_of(request.POST)
     try:
-        move = _submission(request, shown.view)
-        outcome = services.submit(game.pk, seat.pk, move)
+        move = _submission(request, shown, phase_number)
+        outcome = services.submit(game.pk, seat.pk, move, phase_number=phase_number)
+    except services.PhaseGone as gone:  # the page it redirects to has the new phase's forms
+        messages.error(request, str(gone))
     except (NotationError, IllegalMove, services.GameError, _FormProblem) as error:
         messages.error(request, f"Not accepted: {error}")
+        _keep_input(request, game)
     else:
         messages.success(request, _meaning(outcome, shown))
     return redirect("game", game_id=game.pk)
 
 
-def _submission(request: HttpRequest, v: View | None) -> Submission:
+def _phase_of(post: QueryDict) -> int:
+    """The phase the form was made for (its hidden field); `UNKNOWN_PHASE` if it says none,
+    which services refuse as a phase gone by (an old page, from before the field)."""
+    value = post.get("phase", "")
+    return int(value) if value.isascii() and value.isdigit() and len(value) <= 9 \
+        else services.UNKNOWN_PHASE
+
+
+def _submission(request: HttpRequest, shown: Presentation, phase_number: int) -> Submission:
     """The move, read once where it comes in: the notation field, or a form's fields."""
     if "move" in request.POST:
-        return parse_move(request.POST["move"])
-    form = form_from_post(v or {}, request.POST, "")
+        text = request.POST["move"]
+        if len(text) > MAX_MOVE_CHARS:  # before reading: the form's limit, enforced here too
+            raise _FormProblem(f"a move is at most {MAX_MOVE_CHARS} characters, and this one "
+                               f"has {len(text)}")
+        return parse_move(text)
+    form = form_from_post(shown.view or {}, request.POST, "")
     if form is None:
         raise _FormProblem("choose what to submit")
+    if form.for_a_phase:
+        # Said before the form's own checks, which judge it by the new phase's choices;
+        # services.submit checks again under the game's row lock.
+        gone = services.phase_problem(shown.game, phase_number)
+        if gone is not None:
+            raise gone
     if not form.is_valid():
         raise _FormProblem(" ".join(_form_errors(form)))
     return form.submission()

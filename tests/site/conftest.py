@@ -110,6 +110,28 @@ def require_redis() -> None:
         unavailable(f"Redis at REDIS_URL does not answer ({exc})")
 
 
+@pytest.fixture(autouse=True)
+def fresh_limits() -> Iterator[None]:
+    """Each test starts with no rate-limit counts or login failures (they live in the
+    shared cache, which survives tests). Only the site's keys go: with Redis, the cache
+    may share its database with Celery's queue."""
+    clear_site_cache()
+    yield
+
+
+def clear_site_cache() -> None:
+    backend = settings.CACHES["default"]["BACKEND"]
+    if backend == "django_redis.cache.RedisCache":
+        client = redis.Redis.from_url(settings.CACHES["default"]["LOCATION"])
+        keys = list(client.scan_iter(f"{settings.CACHES['default']['KEY_PREFIX']}:*"))
+        if keys:
+            client.delete(*keys)
+    else:
+        from django.core.cache import cache
+
+        cache.clear()
+
+
 @pytest.fixture
 def on_postgresql() -> None:
     """For a test about PostgreSQL's behaviour (row locks): skip it elsewhere."""
@@ -242,6 +264,40 @@ app.worker_main(["worker", *sys.argv[2:]])
 """
 
 
+# What in the environment would point the test's worker elsewhere: `celery` reads APP
+# as -A (another app: the worker never starts), BROKER_URL, RESULT_BACKEND, LOADER,
+# CONFIG_MODULE and SKIP_CHECKS as options, and CELERY_* (click's prefix for every
+# option; Celery's own CELERY_BROKER_URL, CELERY_CONFIG_MODULE...); EMAIL_* would send
+# the worker's emails for real.
+WORKER_REDIRECTS = frozenset({"APP", "BROKER_URL", "RESULT_BACKEND", "LOADER", "CONFIG_MODULE",
+                              "SKIP_CHECKS", "EMAIL_URL", "EMAIL_HOST", "EMAIL_BACKEND"})
+
+
+def worker_env(var_dir: Path) -> dict[str, str]:
+    """The environment of a test worker: this process's, without what would redirect it,
+    on the test database and Redis. LOWENHERZ_VAR: the worker's emails (file backend) go
+    to `var_dir`, not to the var/ of the checkout that `dev.py run` shows its user."""
+    kept = {name: value for name, value in os.environ.items()
+            if name not in WORKER_REDIRECTS and not name.startswith("CELERY_")}
+    return {**kept, "DATABASE_URL": database_url(settings.DATABASES["default"]),
+            "REDIS_URL": settings.REDIS_URL, "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings", "LOWENHERZ_VAR": str(var_dir)}
+
+
+def launch_worker(queue: str, env: dict[str, str], log_path: Path) -> Worker:
+    """A worker subprocess consuming only `queue`, ready to take tasks."""
+    name = f"{queue}@{socket.gethostname()}"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-c", LAUNCH_WORKER, queue, "--pool=solo", "-c", "1",
+             "--without-mingle", "--without-gossip", "-Q", queue, "-n", name,
+             "--loglevel=info"],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+    worker = Worker(process, name, queue, log_path)
+    worker.wait_until_ready()
+    return worker
+
+
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, celery_queue: str,
                           tmp_path_factory) -> Iterator[Worker]:
@@ -252,23 +308,9 @@ def celery_worker_process(django_db_setup, celery_queue: str,
     DATABASE_URL, and consumes only this session's queue."""
     require_postgresql()
     require_redis()
-    name = f"{celery_queue}@{socket.gethostname()}"
-    # LOWENHERZ_VAR: the worker's emails (file backend) go to a temporary folder, not
-    # to the var/ of the checkout that `dev.py run` shows its user.
-    env = {**os.environ, "DATABASE_URL": database_url(settings.DATABASES["default"]),
-           "REDIS_URL": settings.REDIS_URL, "PYTHONPATH": str(ROOT),
-           "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
-           "LOWENHERZ_VAR": str(tmp_path_factory.mktemp("var"))}
+    env = worker_env(tmp_path_factory.mktemp("var"))
     purge_queue(celery_queue)
-    log_path = tmp_path_factory.mktemp("celery") / "worker.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH_WORKER, celery_queue, "--pool=solo", "-c", "1",
-             "--without-mingle", "--without-gossip", "-Q", celery_queue, "-n", name,
-             "--loglevel=info"],
-            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
-    worker = Worker(process, name, celery_queue, log_path)
-    worker.wait_until_ready()
+    worker = launch_worker(celery_queue, env, tmp_path_factory.mktemp("celery") / "worker.log")
     yield worker
     worker.stop()
 

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
 
+from games.models import OutgoingEmail
 from tests.site.conftest import PASSWORD
 
 NEW_PASSWORD = "another long passphrase"
@@ -17,6 +19,22 @@ def signup_data(**changes: str) -> dict[str, str]:
     return {"username": "erin", "email": "erin@example.org", "display_name": "Erin E.",
             "time_zone": "Asia/Tokyo", "password1": PASSWORD, "password2": PASSWORD,
             **changes}
+
+
+def confirm_link(username: str = "erin") -> str:
+    """The link of the "finish signing up" email, as a path on this site."""
+    text = OutgoingEmail.objects.filter(kind="signup_confirm",
+                                        user__username=username).latest("id").text
+    url = re.search(rf"{re.escape(settings.SITE_URL)}(/accounts/signup/\S+)", text)
+    assert url is not None, text
+    return url.group(1)
+
+
+def sign_up(client, **changes: str):
+    """Sign up, open the emailed link and press Continue: the answer to that."""
+    page = client.post(reverse("signup"), signup_data(**changes))
+    assert 'id="signup-sent"' in page.content.decode()
+    return client.post(confirm_link())
 
 
 def logged_in_user(client) -> User | None:
@@ -34,18 +52,37 @@ def test_the_signup_page_offers_time_zones_with_utc_chosen(client, db):
     assert '<option value="UTC" selected>' in response.content.decode()
 
 
-def test_signing_up_logs_the_user_in_with_the_profile_saved(client, db):
+def test_signing_up_waits_for_the_emailed_link_then_logs_in(client, db):
+    # Changed with issue 9: the account opens with the link emailed to its address.
     response = client.post(reverse("signup"), signup_data())
+    assert response.status_code == 200 and 'id="signup-sent"' in response.content.decode()
+    user = User.objects.get(username="erin")
+    assert not user.is_active and logged_in_user(client) is None
+    email = OutgoingEmail.objects.get(kind="signup_confirm")
+    assert email.to == "erin@example.org" and email.user == user
+    assert 'id="signup-confirm"' in client.get(confirm_link()).content.decode()  # GET: asks
+    assert logged_in_user(client) is None
+    response = client.post(confirm_link())
     assert response.status_code == 302
     assert response["Location"] == reverse("lobby")
-    user = User.objects.get(username="erin")
-    assert user.email == "erin@example.org"
+    user.refresh_from_db()
+    assert user.is_active and user.email == "erin@example.org"
     assert (user.profile.display_name, user.profile.time_zone) == ("Erin E.", "Asia/Tokyo")
     assert logged_in_user(client) == user
 
 
-def test_new_passwords_are_hashed_with_argon2(client, db):
+def test_a_signup_link_works_once(client, db):
     client.post(reverse("signup"), signup_data())
+    link = confirm_link()
+    client.post(link)
+    client.post(reverse("logout"))
+    response = client.post(link)
+    assert response.status_code == 410 and 'id="signup-link-invalid"' in response.content.decode()
+    assert logged_in_user(client) is None
+
+
+def test_new_passwords_are_hashed_with_argon2(client, db):
+    sign_up(client)
     user = User.objects.get(username="erin")
     assert user.password.startswith("argon2")
     assert user.check_password(PASSWORD)
@@ -59,10 +96,26 @@ def test_a_bad_time_zone_is_refused_with_a_clear_message(client, db):
     assert logged_in_user(client) is None
 
 
-def test_an_email_already_used_is_refused(client, alice):
-    response = client.post(reverse("signup"), signup_data(email="ALICE@example.org"))
-    assert "An account with this email exists" in response.content.decode()
+def test_signing_up_with_a_taken_email_says_nothing_and_tells_the_owner(client, alice):
+    # Changed with issue 9: the page was "An account with this email exists".
+    taken = client.post(reverse("signup"), signup_data(email="ALICE@example.org"))
+    fresh = client.post(reverse("signup"), signup_data(username="frank",
+                                                       email="frank@example.org"))
+    assert taken.status_code == fresh.status_code == 200
+    assert taken.content.decode().replace("ALICE@example.org", "X") == \
+        fresh.content.decode().replace("frank@example.org", "X")
     assert not User.objects.filter(username="erin").exists()
+    told = OutgoingEmail.objects.get(kind="signup_taken")
+    assert told.to == "alice@example.org" and told.user == alice
+    assert "alice" in told.text and "No new account was made" in told.text
+
+
+def test_a_signup_never_confirmed_does_not_hold_the_address(client, db):
+    client.post(reverse("signup"), signup_data(username="squatter"))
+    client.post(reverse("signup"), signup_data())
+    assert not User.objects.filter(username="squatter").exists()
+    assert client.post(confirm_link()).status_code == 302
+    assert logged_in_user(client).username == "erin"
 
 
 def test_mismatched_passwords_are_refused(client, db):
@@ -72,12 +125,12 @@ def test_mismatched_passwords_are_refused(client, db):
 
 
 def test_signing_up_from_an_invite_returns_to_it(client, db):
-    response = client.post(reverse("signup"), signup_data(next="/invite/abc/"))
+    response = sign_up(client, next="/invite/abc/")
     assert response["Location"] == "/invite/abc/"
 
 
 def test_signing_up_ignores_a_next_page_on_another_site(client, db):
-    response = client.post(reverse("signup"), signup_data(next="https://evil.example/"))
+    response = sign_up(client, next="https://evil.example/")
     assert response["Location"] == reverse("lobby")
 
 
@@ -160,7 +213,7 @@ def test_editing_the_profile_saves_name_email_and_time_zone(client, alice):
     client.force_login(alice)
     response = client.post(reverse("profile"), {
         "display_name": "Queen Alice", "email": "queen@example.org",
-        "time_zone": "Australia/Sydney"})
+        "time_zone": "Australia/Sydney", "current_password": PASSWORD})
     assert response["Location"] == reverse("profile")
     alice.refresh_from_db()
     alice.profile.refresh_from_db()
@@ -177,7 +230,7 @@ def test_editing_the_profile_saves_name_email_and_time_zone(client, alice):
 def test_a_bad_profile_edit_changes_nothing(client, alice, bob, field, value, message):
     client.force_login(alice)
     data = {"display_name": "Queen Alice", "email": "queen@example.org",
-            "time_zone": "UTC", field: value}
+            "time_zone": "UTC", "current_password": PASSWORD, field: value}
     response = client.post(reverse("profile"), data)
     assert message in response.content.decode()
     alice.refresh_from_db()

@@ -273,7 +273,7 @@ def test_private_events_of_the_finished_game_are_shown(archive, db):
     index = [s.phase_number for s in snapshots(archive.trio)].index(event.phase_number)
     names = {s.colour: s.display_name for s in archive.trio.seats.all()}
     html = archive_page(archive.trio, index).content.decode()
-    assert escape(describe(event.data, names)) in html
+    assert escape(describe({**event.data, "to": event.to_colour}, names)) in html
     assert "only" in html and "saw this" in html
 
 

@@ -38,7 +38,7 @@ from engine.replay import Result, read_record, replay_record
 from engine.setup import Settings
 from engine.view import view
 from games.board_svg import CELL, MARGIN
-from games.models import Game
+from games.models import Game, OutgoingEmail
 from tests.site.conftest import PASSWORD, Worker
 
 View = dict[str, Any]
@@ -403,6 +403,14 @@ def sign_up(page: Page, username: str, name: str, time_zone: str) -> Person:
     page.fill("#id_password2", PASSWORD)
     submit_form(page, "#signup")
     assert page.locator(".alert-danger, .invalid-feedback").count() == 0, page.content()
+    assert page.locator("#signup-sent").count() == 1, page.content()
+    # Issue 9: the account opens with the link emailed to its address, and "Continue".
+    text = OutgoingEmail.objects.filter(kind="signup_confirm",
+                                        user__username=username).latest("id").text
+    link = re.search(r"https?://\S+?(/accounts/signup/\S+)", text)
+    assert link is not None, text
+    page.goto(link.group(1), wait_until="domcontentloaded")
+    submit_form(page, "#signup-confirm")
     assert page.locator("#nav-profile").inner_text() == name  # signed up and logged in
     return Person(page, username, name)
 

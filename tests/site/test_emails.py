@@ -184,14 +184,16 @@ def test_the_ask_for_a_move_holds_everything_needed_to_move(game, alice, bob, ch
         assert ("decide 1, 3" if count == 2 else "decide 2") in email.text  # how to reply
         assert board_text(v) in email.text
         assert "Ducats: 12" in email.text and "Politics cards: none" in email.text
-        assert f"Deadline: {local_deadline(game, zone)} ({zone})" in email.text
-        assert f"{local_deadline(game, zone)} ({zone})" in email.html
+        named = "" if zone == "UTC" else f" ({zone})"  # the zone is named once
+        assert f"Deadline: {local_deadline(game, zone)}{named}\n" in email.text
+        assert f"{local_deadline(game, zone)}{named}<" in email.html
         token = ReplyToken.objects.get(seat=s, phase_number=game.phase_number)
         assert email.reply_to == f"play+{token.token}@{settings.REPLY_DOMAIN}"
         link = MagicLink.objects.filter(user=user, game=game).latest("id")
         assert link.phase_number == game.phase_number
         assert f"{settings.SITE_URL}/m/" in email.text and f"{settings.SITE_URL}/m/" in email.html
-        assert email.subject == f"Test game: your move (decision, turn {state.turn})"
+        assert email.subject == "Löwenherz: Test game"  # one thread per game
+        assert email.summary == f"Your move: decision, turn {state.turn}"
         assert email.status == OutgoingEmail.Status.QUEUED and email.to == user.email
 
 
@@ -287,17 +289,21 @@ def told_before(game: Game) -> Game:
     return fresh(game)
 
 
-def test_a_new_phase_asks_the_awaited_players_and_tells_everyone_the_results(game, alice, bob,
-                                                                             charlie):
+def test_a_new_phase_asks_the_awaited_players_with_the_results_and_holds_the_others(
+        game, alice, bob, charlie):
+    """Issue 10: one email per person and phase change that needs them; the results of
+    the others wait (COALESCING) for their next email."""
     game = told_before(decide_all(game))
     notify.phase_changed(game.pk, game.phase_number)
     awaited = {s.user for s in Seat.objects.filter(game=game, colour__in=game.waiting)}
+    assert awaited and awaited != {alice, bob, charlie}
     for user in (alice, bob, charlie):
-        assert len(sent_to(user, "results")) == 1
-        assert len(sent_to(user, "your_turn")) == (1 if user in awaited else 0)
-    results = sent_to(alice, "results")[0]
-    assert "The decisions are revealed" in results.text
-    assert "has decided" not in results.text  # no news in a results email
+        (email,) = sent_to(user)
+        assert email.kind == ("your_turn" if user in awaited else "results")
+        assert email.status == (OutgoingEmail.Status.QUEUED if user in awaited
+                                else OutgoingEmail.Status.COALESCING)
+        assert "The decisions are revealed" in email.text
+        assert "has decided" not in email.text  # no news in an email
 
 
 def test_the_notification_is_idempotent(game, alice, bob, charlie):
@@ -306,7 +312,7 @@ def test_the_notification_is_idempotent(game, alice, bob, charlie):
     count, links = OutgoingEmail.objects.count(), MagicLink.objects.count()
     notify.phase_changed(game.pk, game.phase_number)
     assert OutgoingEmail.objects.count() == count and MagicLink.objects.count() == links
-    assert count > 3  # results for three, and at least one ask
+    assert count > 3  # results held for three, and at least one ask
 
 
 def test_a_phase_of_only_trivial_events_sends_no_results(game, alice):
@@ -328,7 +334,8 @@ def test_computers_and_stand_ins_are_not_asked(alice, bob):
     notify.phase_changed(game.pk, fresh(game).phase_number)
     asked = OutgoingEmail.objects.filter(kind="your_turn")
     assert [e.user for e in asked] == [alice]
-    assert {e.user for e in OutgoingEmail.objects.filter(kind="results")} == {alice, bob}
+    # alice's results ride in her ask; bob's (a computer stands in) wait for his next email
+    assert {e.user for e in OutgoingEmail.objects.filter(kind="results")} == {bob}
 
 
 def test_a_notification_that_comes_late_asks_nobody_for_a_past_phase(game, alice):
@@ -348,7 +355,8 @@ def test_the_end_of_the_game_sends_the_final_scores_instead(finished, alice, bob
         assert f"{settings.SITE_URL}/archive/{finished.pk}/" in email.text
         assert "FINAL SCORES" in email.text and "The game is over:" in email.text
         colour = seat(finished, user).colour
-        assert ("you win" in email.subject) == (colour in finished.winners)
+        assert ("You win" in email.text) == (colour in finished.winners)
+        assert email.subject == "Löwenherz: Test game"
 
 
 def test_the_unsubscribed_get_nothing_but_answers_to_their_own_emails(game, alice):
@@ -370,7 +378,7 @@ def test_an_accepted_sealed_move_may_be_replaced_by_replying_again(game, alice):
     email = sent_to(alice, "move_accepted")[0]
     assert "    decide 2" in email.text and "(3 walls)" in email.text
     assert email.reply_to.startswith("play+") and "change it" in email.text
-    assert email.subject == "Test game: your move is accepted"
+    assert email.subject == "Löwenherz: Test game"
 
 
 def test_a_refused_move_says_why_and_may_be_sent_again(game, alice):
@@ -386,3 +394,11 @@ def test_a_refusal_goes_to_the_sender_and_only_there(db):
     assert email.to == "someone@example.org" and email.user is None and email.game is None
     assert "has been used already" in email.text and email.reply_to == ""
     assert email.headers["Auto-Submitted"] == "auto-replied"
+
+
+def test_a_deadline_names_the_zone_once(game, alice, charlie):
+    """'15:23 UTC', not '15:23 UTC (UTC)'; a named zone keeps its name beside the short one."""
+    utc = your_turn_for(game, charlie).text
+    assert local_deadline(game, "UTC") in utc and "UTC (UTC)" not in utc
+    assert f"{local_deadline(game, 'Europe/Berlin')} (Europe/Berlin)" in \
+        your_turn_for(game, alice).text

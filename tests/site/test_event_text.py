@@ -85,7 +85,8 @@ SAMPLES = {
               "Alice looks through politics pile 2."),
     "took_card": ({"kind": "took_card", "player": "red", "pile": 2},
                   "Alice takes a card from politics pile 2."),
-    "card": ({"kind": "card", "card": "treasure 12"}, "You took the Treasure 12 card."),
+    "card": ({"kind": "card", "to": "red", "card": "treasure 12"},
+             "Alice took the Treasure 12 card."),
     "paid": ({"kind": "paid", "player": "red", "amount": 10, "ducats": 0, "treasure": [10],
               "for": "breaking an alliance"},
              "Alice pays 10 ducats (Treasure 10 and 0 ducats) for breaking an alliance."),
@@ -101,8 +102,9 @@ SAMPLES = {
     "game_over": ({"kind": "game_over", "winners": ["lilac"],
                    "power": {"red": 20, "ochre": 18, "lilac": 31}},
                   "The game is over: Charlie wins. Power: Alice 20, Bob 18, Charlie 31."),
-    "refused": ({"kind": "refused", "move": "walls F7/F8", "reason": "the wall supply is empty"},
-                "Your submission 'walls F7/F8' could not be applied: the wall supply is empty."),
+    "refused": ({"kind": "refused", "to": "ochre", "move": "walls F7/F8",
+                 "reason": "the wall supply is empty"},
+                "Bob's submission 'walls F7/F8' could not be applied: the wall supply is empty."),
     # written by games.deadlines
     "paused": ({"kind": "paused", "players": ["ochre"], "remaining_seconds": 93600},
                "The game is paused while Bob is away; 1 day and 2 hours will be left for the "
@@ -111,7 +113,8 @@ SAMPLES = {
                 "The game resumes: the deadline runs again."),
     "deadline_extended": ({"kind": "deadline_extended", "players": ["red", "lilac"],
                            "reason": "away", "deadline": "2030-01-02T10:00:00+00:00"},
-                          "The deadline is extended while Alice and Charlie are away."),
+                          "The deadline is extended until Wed 2 Jan 2030, 10:00 UTC, while "
+                          "Alice and Charlie are away."),
     "deadline_missed": ({"kind": "deadline_missed", "players": ["ochre"]},
                         "Bob missed the deadline: the default move was played for them."),
     "standin": ({"kind": "standin", "player": "red", "missed": 3},
@@ -119,6 +122,9 @@ SAMPLES = {
                 "take it back."),
     "seat_taken_back": ({"kind": "seat_taken_back", "player": "red"},
                         "Alice takes their seat back from the computer."),
+    # written by games.services
+    "conceded": ({"kind": "conceded", "player": "red"},
+                 "Alice conceded: a computer plays their seat to the end."),
 }
 
 
@@ -130,10 +136,45 @@ def test_each_event_kind_has_its_sentence(kind):
 
 def test_the_creators_extension_and_a_short_pause_read_well():
     assert describe({"kind": "deadline_extended", "hours": 1, "reason": "creator",
-                     "deadline": "2030-01-02T10:00:00+00:00"}, NAMES) == \
-        "The game's creator extends the deadline by 1 hour."
+                     "player": "red", "deadline": "2030-01-02T11:00:00+01:00"}, NAMES) == \
+        "Alice, the game's creator, extends the deadline by 1 hour, until Wed 2 Jan 2030, " \
+        "10:00 UTC."
+    assert describe({"kind": "deadline_extended", "hours": 1, "reason": "creator",
+                     "player": None, "deadline": "2030-01-02T10:00:00+00:00"}, NAMES) == \
+        "The game's creator extends the deadline by 1 hour, until Wed 2 Jan 2030, 10:00 UTC."
     assert "; 40 minutes will be left" in describe(
         {"kind": "paused", "players": ["red", "ochre"], "remaining_seconds": 2400}, NAMES)
+
+
+@pytest.mark.parametrize(("event", "to_its_reader", "to_others"), [
+    ({"kind": "card", "to": "red", "card": "parchment 3"},
+     "You took the Parchment 3 card.", "Alice took the Parchment 3 card."),
+    ({"kind": "refused", "to": "red", "move": "pass", "reason": "it is not your turn"},
+     "Your submission 'pass' could not be applied: it is not your turn.",
+     "Alice's submission 'pass' could not be applied: it is not your turn."),
+])
+def test_a_private_event_says_you_to_its_reader_alone(event, to_its_reader, to_others):
+    assert describe(event, NAMES, "red") == to_its_reader
+    for viewer in ("ochre", None):  # another player; a spectator or the archive
+        assert describe(event, NAMES, viewer) == to_others
+
+
+def test_no_sentence_says_you_to_anyone_but_the_reader_of_a_private_event():
+    for kind, (event, _) in SAMPLES.items():
+        for viewer in (None, "lilac"):
+            text = describe(event, NAMES, viewer)
+            assert not {"You", "Your", "you", "your"} & set(text.replace("'", " ").split()), \
+                (kind, text)
+
+
+def test_a_castle_of_a_colour_that_begins_with_a_vowel_takes_an():
+    event = {"kind": "placed", "player": "red", "colour": "ochre", "castle": [2, 2],
+             "knight": [3, 2]}
+    assert describe(event, NAMES) == "Alice places an ochre castle at C3 and a knight at D3."
+    assert phase_text({"kind": "placement", "waiting": ["red"], "colour": "ochre"}, NAMES) == \
+        "Alice places an ochre castle and knight."
+    assert phase_text({"kind": "placement", "waiting": ["red"], "colour": "red"}, NAMES) == \
+        "Alice places a red castle and knight."
 
 
 def test_an_unknown_kind_is_an_error_not_a_vague_sentence():

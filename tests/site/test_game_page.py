@@ -87,8 +87,10 @@ def _log_in(client, user: User | None) -> None:
 
 
 def post(client, user: User, game: Game, data: dict) -> str:
-    """POST a submission as `user` and return the page it redirects to."""
+    """POST a submission as `user`, made for the current phase as the page's forms are,
+    and return the page it redirects to."""
     _log_in(client, user)
+    data = {"phase": str(fresh(game).phase_number), **data}
     response = client.post(url(game, "submit"), data, follow=True)
     assert response.redirect_chain == [(url(game), 302)]
     return response.content.decode()
@@ -544,6 +546,23 @@ def test_each_form_builds_its_submission_in_notation(form_class, data, ask, text
 ])
 def test_a_form_of_the_wrong_shape_is_invalid(form_class, data, ask):
     assert not bound(form_class, data, **ask).is_valid()
+
+
+@pytest.mark.parametrize(("fields", "typed"), [
+    ({"knights": "C8 K3"}, "knight C8 K3"),
+    ({"knights": "c8, K3"}, "knight c8, K3"),
+    ({"knights": "F7 G7", "expand": "G8"}, "knight F7 G7, expand G8"),
+    ({"knights": "F7", "expand": "G7 G8", "expand_from": "C3", "expand_first": "on"},
+     "expand G7 G8 from C3, knight F7"),
+])
+def test_the_text_field_reads_what_the_swords_form_takes(client, game, alice, fields, typed):
+    """The same notation in both: the form's knights field and `knight` in the text."""
+    form = bound(SwordsForm, fields)
+    assert form.is_valid(), form.errors
+    assert parse_move(typed) == form.submission()
+    plant(game, lambda s: setattr(s, "phase", Phase("perform", waiting=["red"], action="S2")))
+    text = post(client, alice, game, {"form": "move", "move": typed})
+    assert "write knights and an expansion" not in text  # read; the engine judges it
 
 
 def test_the_take_form_offers_the_cards_of_the_pile_looked_through():

@@ -28,6 +28,7 @@ from django.utils import timezone
 
 from games import tasks
 from games.mail import compose, notify, outbox
+from games.mail.replies import REPLY_MARKER
 from games.models import EmailPreference, Notifications, OutgoingEmail, Seat
 from lowenherz_site.celery import app as celery_app
 
@@ -271,9 +272,11 @@ def test_the_worker_registers_the_send_email_task():
     found = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                            text=True, timeout=60, env={"DJANGO_SETTINGS_MODULE":
                                                        "lowenherz_site.settings",
+                                                       "DEBUG": "true",  # dev secrets
                                                        "PATH": "/usr/bin:/bin"})
     assert "'games.tasks.send_email'" in found.stdout, found.stderr
     assert "'games.tasks.send_digests'" in found.stdout
+    assert "'games.tasks.flush_held'" in found.stdout  # a held email, when due
 
 
 # --- preferences: every email, a digest, or none ------------------------------------------------
@@ -320,7 +323,7 @@ def test_the_digest_leaves_once_a_day_at_seven_in_the_persons_time_zone(
     assert notify.send_digests(now=berlin(2, 8)) == 0  # one a day
     digest = OutgoingEmail.objects.get(kind="digest")
     assert digest.user == alice and "2 emails" in digest.subject
-    assert digest.text.count("Test game: what happened") == 2
+    assert digest.text.count("Löwenherz: Test game: What happened") == 2
     assert digest.text.count("Unsubscribe:") == 1  # the held emails' footers are cut
     assert {row(first).status, row(second).status} == {Status.DIGESTED}
     (message,) = smtp.messages
@@ -386,3 +389,12 @@ def test_waiting_for_a_retry_takes_no_worker(game, alice, settings):
     started = time.monotonic()
     outbox.send(ask(game, alice).pk)
     assert time.monotonic() - started < 5
+
+
+def test_a_digest_item_has_no_reply_marker(game, alice):
+    """A digest is read, not answered: its items drop the "reply above" line."""
+    prefer(alice, EmailPreference.DIGEST)
+    held = results(game, alice)
+    assert held.text.startswith(REPLY_MARKER)
+    digest = compose.digest(alice, [held])
+    assert digest is not None and REPLY_MARKER not in digest.text

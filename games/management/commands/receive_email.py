@@ -7,22 +7,34 @@ for example with Postfix (`recipient_delimiter = +`, and in master.cf):
       argv=/srv/lowenherz/.venv/bin/python /srv/lowenherz/manage.py receive_email
       --sender ${sender} --recipient ${original_recipient}
 
-Exit status 0: the email was handled (accepted, refused and answered, or ignored as an
-automatic reply); 75 (EX_TEMPFAIL): it could not be handled now, for example because
-the database is down, so the server keeps it and delivers it again later. Either way the
-command writes one line, on stdout or stderr.
+Exit status 0: the email was handled (accepted, refused, or ignored as an automatic
+reply; a refusal is answered only to a seat's registered address); 75 (EX_TEMPFAIL):
+it could not be handled now, for example because the database is down, so the server
+keeps it and delivers it again later. Either way the command writes one line, on stdout
+or stderr.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import IO, Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
 from games.mail import inbound
 
 EX_TEMPFAIL = 75  # sysexits.h: mail servers retry later
+CHUNK_BYTES = 64 * 1024
+
+
+def read_bounded(stream: IO[bytes], limit: int = inbound.MAX_MESSAGE_BYTES) -> bytes:
+    """At most `limit` + 1 bytes (enough for handle_message to know "too large"); the rest
+    is read and dropped, so that memory stays bounded and the server's pipe is not cut."""
+    raw = stream.read(limit + 1)
+    if len(raw) > limit:
+        while stream.read(CHUNK_BYTES):
+            pass
+    return raw
 
 
 class Command(BaseCommand):
@@ -36,7 +48,7 @@ class Command(BaseCommand):
                             help="the envelope sender (empty or MAILER-DAEMON for a bounce)")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        raw = (options.get("stdin") or sys.stdin.buffer).read()
+        raw = read_bounded(options.get("stdin") or sys.stdin.buffer)
         try:
             result = inbound.handle_message(raw, envelope_to=options["recipient"] or None,
                                             envelope_from=options["sender"])

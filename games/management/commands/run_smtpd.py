@@ -27,8 +27,8 @@ from games.mail import inbound
 
 logger = logging.getLogger(__name__)
 
-# Larger emails are taken, and refused with an answer by handle_message (friendlier than
-# a bounce); far larger ones are refused by the server itself.
+# Larger emails are taken, and refused by handle_message (which reads only their headers,
+# and answers only a seat's registered address); far larger ones the server refuses.
 SMTP_SIZE_LIMIT = 10 * inbound.MAX_MESSAGE_BYTES
 
 

@@ -1,0 +1,250 @@
+"""Issue 9: what a magic link grants (one game, one phase's move, not the account), what
+changing the email asks and tells, and what the account pages must not reveal.
+
+alice (red), bob (ochre) and charlie (lilac) play the `game` fixture.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from datetime import timedelta
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.db import connection
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from engine.notation import parse_move
+from games import services
+from games.forms import CreateGameForm
+from games.mail import compose
+from games.models import Game, MagicLink, OutgoingEmail, Seat
+from games.words import clean_text
+from tests.site.conftest import PASSWORD, three_player_game
+
+RLO, LRI, PDI = "\u202e", "\u2066", "\u2069"
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def magic_path(game: Game, user: User) -> str:
+    """The magic link of the player's "waits for you" email, as a path on this site."""
+    compose.your_turn(game, Seat.objects.select_related("user__profile").get(game=game,
+                                                                            user=user))
+    text = OutgoingEmail.objects.filter(user=user, kind="your_turn").latest("id").text
+    url = re.search(rf"{re.escape(settings.SITE_URL)}(/m/\S+/)", text)
+    assert url is not None, text
+    return url.group(1)
+
+
+def opened_by_link(client: Client, game: Game, user: User) -> Client:
+    assert client.post(magic_path(game, user))["Location"] == reverse("game", args=[game.pk])
+    return client
+
+
+def refused(response, client: Client) -> bool:
+    """Sent to the login page, with the message that says why."""
+    if response.status_code != 302 or not response["Location"].startswith(reverse("login")):
+        return False
+    page = client.get(response["Location"]).content.decode()
+    return "signed you in for Test game only" in page
+
+
+# --- D2: a magic link grants its game, not the account ---------------------------------------
+
+
+@pytest.mark.parametrize("page", ["profile", "password_change", "email_preferences", "lobby",
+                                  "archive", "create_game"])
+def test_a_magic_link_session_cannot_reach_the_account(client, game, alice, page):
+    opened_by_link(client, game, alice)
+    assert refused(client.get(reverse(page)), client)
+
+
+def test_a_magic_link_session_cannot_change_the_email_or_password(client, game, alice):
+    opened_by_link(client, game, alice)
+    client.post(reverse("profile"), {"display_name": "Mallory", "email": "mallory@evil.example",
+                                     "time_zone": "UTC", "current_password": PASSWORD})
+    client.post(reverse("password_change"), {"old_password": PASSWORD,
+                                             "new_password1": "mallory's new passphrase",
+                                             "new_password2": "mallory's new passphrase"})
+    alice.refresh_from_db()
+    assert alice.email == "alice@example.org" and alice.check_password(PASSWORD)
+
+
+def test_a_magic_link_session_cannot_open_another_game(client, game, alice, bob, charlie):
+    other = three_player_game(alice, bob, charlie, name="Other game")
+    opened_by_link(client, game, alice)
+    for name in ("game", "game_json"):
+        assert refused(client.get(reverse(name, args=[other.pk])), client)
+    assert refused(client.post(reverse("submit", args=[other.pk]), {"move": "decide 3"}),
+                   client)
+    assert not other.pending.exists()
+
+
+def cards_for(game: Game, colour: str) -> str:
+    return "1, 2" if game.engine_state.cards_to_choose(colour) == 2 else "3"
+
+
+def test_a_magic_link_session_plays_its_phase_and_no_later_one(client, game, alice):
+    opened_by_link(client, game, alice)
+    assert client.get(reverse("game_json", args=[game.pk])).status_code == 200
+    client.post(reverse("submit", args=[game.pk]), {"move": f"decide {cards_for(game, 'red')}",
+                                                    "phase": str(game.phase_number)})
+    assert game.pending.filter(seat__user=alice).exists()  # the move the email asked for
+    for seat in Seat.objects.filter(game=game).exclude(user=alice):
+        services.submit(game.pk, seat.pk, parse_move(f"decide {cards_for(game, seat.colour)}"))
+    services.resolve(game.pk, game.phase_number)
+    assert client.get(reverse("game", args=[game.pk])).status_code == 200  # results in view
+    assert refused(client.post(reverse("submit", args=[game.pk]), {"move": "pass"}), client)
+
+
+def test_a_magic_link_session_is_short(client, game, alice):
+    opened_by_link(client, game, alice)
+    left = client.session.get_expiry_date() - timezone.now()
+    assert left <= timedelta(hours=6, minutes=1)
+    assert left < timedelta(seconds=settings.SESSION_COOKIE_AGE)
+
+
+def test_logging_in_with_the_password_ends_the_magic_link_limits(client, game, alice):
+    opened_by_link(client, game, alice)
+    assert refused(client.get(reverse("profile")), client)
+    response = client.post(reverse("login"), {"username": "alice", "password": PASSWORD})
+    assert response.status_code == 302
+    assert client.get(reverse("profile")).status_code == 200
+    left = client.session.get_expiry_date() - timezone.now()
+    assert left > timedelta(hours=7)
+
+
+def test_two_clicks_at_once_sign_in_once(on_postgresql, transactional_db, alice, bob, charlie):
+    game = three_player_game(alice, bob, charlie)
+    path = magic_path(game, alice)
+    start = threading.Barrier(2)
+    answers: list[int] = []
+
+    def click() -> None:
+        try:
+            start.wait()
+            answers.append(Client().post(path).status_code)
+        finally:
+            connection.close()  # each thread has a connection of its own
+
+    threads = [threading.Thread(target=click) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(answers) == [302, 410]
+    assert MagicLink.objects.get().used_at is not None
+
+
+# --- changing the email ------------------------------------------------------------------------
+
+
+def profile_data(**changes: str) -> dict[str, str]:
+    return {"display_name": "Alice", "email": "queen@example.org", "time_zone": "UTC",
+            **changes}
+
+
+@pytest.mark.parametrize("password", ["", "not the password"])
+def test_changing_the_email_needs_the_current_password(client, alice, password):
+    client.force_login(alice)
+    response = client.post(reverse("profile"), profile_data(current_password=password))
+    assert "Write your current password to change the email" in response.content.decode()
+    alice.refresh_from_db()
+    assert alice.email == "alice@example.org"
+    assert not OutgoingEmail.objects.filter(kind="email_changed").exists()
+
+
+def test_other_profile_changes_need_no_password(client, alice):
+    client.force_login(alice)
+    response = client.post(reverse("profile"), profile_data(email="Alice@example.org",
+                                                            display_name="Queen"))
+    assert response.status_code == 302
+    alice.profile.refresh_from_db()
+    assert alice.profile.display_name == "Queen"
+    assert not OutgoingEmail.objects.filter(kind="email_changed").exists()
+
+
+def test_a_changed_email_is_told_to_the_old_address(client, alice):
+    from games.models import EmailPreference, Notifications
+
+    Notifications.objects.create(user=alice, mode=EmailPreference.OFF)  # told all the same
+    client.force_login(alice)
+    client.post(reverse("profile"), profile_data(current_password=PASSWORD))
+    told = OutgoingEmail.objects.get(kind="email_changed")
+    assert told.to == "alice@example.org" and told.user == alice
+    assert "queen@example.org" in told.text and "someone knows your password" in told.text
+
+
+def test_the_password_change_page_asks_for_the_old_password(client, alice):
+    client.force_login(alice)
+    client.post(reverse("password_change"), {"old_password": "wrong",
+                                             "new_password1": "a new long passphrase",
+                                             "new_password2": "a new long passphrase"})
+    alice.refresh_from_db()
+    assert alice.check_password(PASSWORD)
+
+
+# --- what the account pages reveal -----------------------------------------------------------
+
+
+def test_password_reset_looks_the_same_for_known_and_unknown_addresses(client, alice,
+                                                                       mailoutbox):
+    known = client.post(reverse("password_reset"), {"email": "alice@example.org"}, follow=True)
+    unknown = client.post(reverse("password_reset"), {"email": "nobody@example.org"},
+                          follow=True)
+    assert known.redirect_chain == unknown.redirect_chain
+    assert known.content == unknown.content
+    assert [m.to for m in mailoutbox] == [["alice@example.org"]]
+
+
+def test_the_signup_page_does_not_say_an_email_has_an_account(client, alice):
+    response = client.post(reverse("signup"), {
+        "username": "erin", "email": "alice@example.org", "display_name": "Erin",
+        "time_zone": "UTC", "password1": PASSWORD, "password2": PASSWORD})
+    text = response.content.decode()
+    assert 'id="signup-sent"' in text and "exists" not in text
+    assert not User.objects.filter(username="erin").exists()
+
+
+# --- names in email subjects -----------------------------------------------------------------
+
+
+def test_clean_text_drops_control_and_bidi_characters():
+    assert clean_text(f"Bob{RLO}gpj.exe\r\nBcc: x@evil{LRI}a{PDI}\x00") == \
+        "Bobgpj.exe Bcc: x@evila"
+    assert clean_text("Zoë 👨\u200d👩\u200d👧") == "Zoë 👨\u200d👩\u200d👧"  # joiners stay
+
+
+def test_a_name_with_bidi_and_newlines_does_not_reach_a_subject(alice, bob, charlie):
+    game = three_player_game(alice, bob, charlie)
+    Game.objects.filter(pk=game.pk).update(name=f"Evil{RLO}\nBcc: x@evil")
+    alice.profile.display_name = f"A{RLO}lice"
+    alice.profile.save()
+    game.refresh_from_db()
+    compose.invitation(game, "friend@example.org", alice)
+    subject = OutgoingEmail.objects.get(kind="invitation").subject
+    assert subject == "Alice invites you to play Löwenherz: Evil Bcc: x@evil"
+
+
+def test_forms_clean_names_on_the_way_in(client, alice):
+    form = CreateGameForm({"name": f"Fun{RLO}\tgame", "player_count": 3,
+                           "setup": "variable", "decisions": "sealed", "money": "hidden",
+                           "deadline_hours": 48, "colour": "red"})
+    assert form.is_valid(), form.errors
+    assert form.cleaned_data["name"] == "Fun game"
+    client.force_login(alice)
+    client.post(reverse("profile"), {"display_name": f"Al{RLO}ice\x07", "time_zone": "UTC",
+                                     "email": "alice@example.org"})
+    alice.profile.refresh_from_db()
+    assert alice.profile.display_name == "Alice"
+    response = client.post(reverse("profile"), {"display_name": RLO, "time_zone": "UTC",
+                                                "email": "alice@example.org"})
+    assert "Write a name with letters or digits" in response.content.decode()

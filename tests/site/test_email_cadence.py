@@ -1,0 +1,477 @@
+"""Email cadence (issue 10): at most one email to a person per phase change that needs
+them, with what happened since their last email folded in.
+
+The measure: whole games of three people and a computer, alice and bob moving by email
+(real replies through `manage.py receive_email`), charlie on the web (`services.submit`,
+what the game page's form calls), every email through a real SMTP server (aiosmtpd).
+The worker's part is done in-process and in order, as in test_email_game. For each
+person: the emails they received (the final game-over email aside) per phase that
+awaited them. Two paces: "fast", each move within the windows of coalescing, and
+"slow", each move after EMAIL_COALESCE_SECONDS (all that is then due is sent first).
+
+Then the parts: coalescing, a confirmation riding along or going alone when due, the
+sweep sending what is due, threading headers, the order of a person's emails, muting.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import timedelta
+from email.message import EmailMessage
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from engine.ai import RandomPlayer
+from engine.moves import EndAlliance
+from engine.notation import format_move, parse_move
+from games import services, tasks
+from games.mail import compose, notify, outbox
+from games.models import Game, OutgoingEmail, PendingSubmission, Reminder
+from games.presenter import present
+from tests.site.test_email_game import receive_in_process, recipient, reply, text_of
+from tests.site.test_emails import decide_all, fresh, seat, sent_to
+from tests.site.test_outbox import SMTPServer
+
+pytestmark = pytest.mark.django_db
+Status = OutgoingEmail.Status
+
+TARGET = 1.1  # emails per phase that awaited the person
+KIND_HEADER = getattr(compose, "KIND_HEADER", "X-Lowenherz-Kind")  # so it runs on older code
+MAX_STEPS = 2000
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def smtp(settings):
+    """A real SMTP server on loopback, which every email goes through."""
+    server = SMTPServer()
+    server.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", server.port
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.EMAIL_TIMEOUT = 5
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def no_broker(monkeypatch) -> None:
+    """Tasks reach no broker: the test does the worker's part itself, in order."""
+    for task in (tasks.send_email, tasks.resolve_phase, tasks.notify_phase,
+                 tasks.play_computer):
+        monkeypatch.setattr(task, "apply_async", lambda *args, **kwargs: None)
+
+
+def deliver(smtp) -> list[EmailMessage]:
+    """The worker's part: send every queued email, oldest first; the new messages."""
+    before = len(smtp.messages)
+    for pk in OutgoingEmail.objects.filter(status=Status.QUEUED).order_by("created_at", "pk") \
+            .values_list("pk", flat=True):
+        assert outbox.send(pk), f"email {pk} was not sent"
+    assert not OutgoingEmail.objects.filter(
+        status__in=[Status.QUEUED, Status.RETRYING, Status.FAILED, Status.SENDING]).exists()
+    return smtp.messages[before:]
+
+
+def flush(now) -> None:
+    """The sweep's part for held emails (none before issue 10)."""
+    flush_due = getattr(notify, "flush_due", None)
+    if flush_due is not None:
+        flush_due(now)
+
+
+def is_game_over(message: EmailMessage) -> bool:
+    return "FINAL SCORES" in text_of(message)
+
+
+def latest_ask(messages: list[EmailMessage], to: str, game: Game) -> EmailMessage:
+    """The newest email to `to` of the game's current phase that takes a reply."""
+    phase = f"{game.pk}/{game.phase_number}"
+    asks = [m for m in messages if recipient(m) == to and m["Reply-To"]
+            and str(m[compose.PHASE_HEADER]) == phase]
+    assert asks, f"{to} is awaited in phase {phase} but has no email to reply to"
+    return asks[-1]
+
+
+def brain_move(brain: RandomPlayer, game: Game, colour: str) -> str:
+    for _ in range(20):
+        move = brain.choose(game.engine_state, colour)
+        if not isinstance(move, EndAlliance):
+            return format_move(move)
+    pytest.fail("the brain only wants to end an alliance")
+
+
+@dataclass
+class Cadence:
+    """Per person: the phases that awaited them, the emails they received (the final
+    game-over email aside), those that were a move's confirmation alone, their moves
+    sent by email."""
+
+    awaited: Counter[str] = field(default_factory=Counter)
+    received: Counter[str] = field(default_factory=Counter)
+    lone_confirmations: Counter[str] = field(default_factory=Counter)
+    moves_by_email: Counter[str] = field(default_factory=Counter)
+
+    def per_ask(self, who: str | None = None) -> float:
+        people = [who] if who else list(self.awaited)
+        return sum(self.received[p] for p in people) / sum(self.awaited[p] for p in people)
+
+    def report(self) -> str:
+        return ", ".join(f"{p.partition('@')[0]} {self.per_ask(p):.2f}"
+                         f" ({self.lone_confirmations[p]} confirmations alone of "
+                         f"{self.moves_by_email[p]} moves by email)"
+                         for p in self.awaited) + f"; all {self.per_ask():.2f}"
+
+
+def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int) -> Cadence:
+    game = services.create_game(
+        alice, name="Cadence", player_count=4, setup="basic", decisions="sealed",
+        money="hidden", deadline_hours=48, invite_only=False, colour="red",
+        computer_colours=["grey"])
+    Game.objects.filter(pk=game.pk).update(seed=seed)
+    services.join_game(game.pk, bob, "ochre")
+    services.join_game(game.pk, charlie, "lilac")
+    game = fresh(game)
+    seats = {s.colour: s for s in game.seats.select_related("user__profile")}
+    by_email = {"red", "ochre"}
+    brains = {c: RandomPlayer(f"cadence/{seed}/{c}") for c in seats}
+    notify.phase_changed(game.pk, game.phase_number)
+    mail = deliver(smtp)
+    cadence = Cadence()
+    awaited = cadence.awaited
+    seen: set[int] = set()
+    for _ in range(MAX_STEPS):
+        game = fresh(game)
+        if game.is_finished:
+            break
+        if game.phase_number not in seen:  # each phase once: who it awaits
+            seen.add(game.phase_number)
+            awaited.update(seats[c].user.email for c in game.waiting if seats[c].user)
+        done = set(PendingSubmission.objects.filter(game=game, phase_number=game.phase_number)
+                   .values_list("seat__colour", flat=True))
+        colour = next(c for c in game.waiting if c not in done)
+        seat_ = seats[colour]
+        if seat_.is_computer:
+            assert services.play_computer(game.pk, game.phase_number, seat_.pk)
+        elif colour in by_email:
+            user = seat_.user
+            command = brain_move(brains[colour], game, colour)
+            ask = latest_ask(mail, user.email, game)
+            said = receive_in_process(reply(ask, user.email, user.profile.display_name,
+                                            [command]))
+            assert said.startswith("receive_email: accepted"), said
+            cadence.moves_by_email[user.email] += 1
+        else:
+            services.submit(game.pk, seat_.pk, parse_move(brain_move(brains[colour], game,
+                                                                     colour)))
+        if services.resolve(game.pk, game.phase_number):  # the worker, within seconds
+            notify.phase_changed(game.pk, fresh(game).phase_number)
+        mail += deliver(smtp)
+        if pace == "slow":  # the next move comes after the confirmation's window
+            window = getattr(settings, "EMAIL_COALESCE_SECONDS", 120)  # none before issue 10
+            flush(timezone.now() + timedelta(seconds=window + 1))
+            mail += deliver(smtp)
+    else:
+        pytest.fail(f"no end after {MAX_STEPS} steps")
+    people = [s.user.email for s in seats.values() if s.user]
+    over = Counter(recipient(m) for m in mail if is_game_over(m))
+    assert all(over[p] == 1 for p in people), over
+    cadence.received.update(recipient(m) for m in mail if not is_game_over(m))
+    cadence.lone_confirmations.update(
+        recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "move_accepted")
+    assert all(awaited[p] for p in people)
+    return cadence
+
+
+@pytest.mark.parametrize("pace", ["fast", "slow"])
+def test_a_person_gets_at_most_about_one_email_per_phase_that_awaits_them(
+        alice, bob, charlie, smtp, no_broker, pace):
+    cadence = play_whole_game(alice, bob, charlie, smtp, pace, seed=7)
+    print(f"\nemails per phase that awaited the person ({pace}): {cadence.report()}")
+    for person in cadence.awaited:
+        if pace == "fast":  # everything rides in the next ask
+            assert cadence.per_ask(person) <= TARGET, cadence.report()
+        else:  # a move by email not followed by an ask within the window is confirmed:
+            # alone, or in the results it waited for. The rest: one per ask.
+            assert cadence.received[person] <= TARGET * cadence.awaited[person] \
+                + cadence.moves_by_email[person], cadence.report()
+
+
+# --- coalescing ---------------------------------------------------------------------------------
+
+
+def computer_game(alice, bob) -> Game:
+    """alice (red) and bob (ochre) with a computer (lilac)."""
+    game = services.create_game(alice, name="Test game", player_count=3, setup="basic",
+                                decisions="sealed", money="hidden", deadline_hours=48,
+                                invite_only=False, colour="red", computer_colours=["lilac"])
+    services.join_game(game.pk, bob, "ochre")
+    return fresh(game)
+
+
+def advance(game: Game, until) -> Game:
+    """Play (computers and people alike, the first awaited seat first), telling every
+    phase, until `until(game)`."""
+    for _ in range(500):
+        game = fresh(game)
+        if until(game) or game.is_finished:
+            return game
+        done = set(PendingSubmission.objects.filter(game=game, phase_number=game.phase_number)
+                   .values_list("seat__colour", flat=True))
+        colour = next(c for c in game.waiting if c not in done)
+        s = game.seats.get(colour=colour)
+        move = RandomPlayer(f"advance/{game.phase_number}/{colour}")
+        for _ in range(20):
+            chosen = move.choose(game.engine_state, colour)
+            if not isinstance(chosen, EndAlliance):
+                break
+        services.submit(game.pk, s.pk, chosen)
+        if services.resolve(game.pk, game.phase_number):
+            notify.phase_changed(game.pk, fresh(game).phase_number)
+    pytest.fail("the game did not get there")
+
+
+def test_results_that_ask_nothing_wait_for_the_next_ask_and_ride_in_it(alice, bob):
+    game = computer_game(alice, bob)
+    notify.phase_changed(game.pk, game.phase_number)
+    # Until a phase awaits alice without bob: bob's results of it are held, not sent.
+    game = advance(game, lambda g: g.phase_number > 2 and "red" in g.waiting
+                   and "ochre" not in g.waiting)
+    held = [e for e in sent_to(bob, "results") if e.status == Status.COALESCING]
+    assert held, "no results held for bob"
+    assert not OutgoingEmail.objects.filter(user=bob, kind="results",
+                                            status=Status.QUEUED).exists()
+    game = advance(game, lambda g: "ochre" in g.waiting)
+    ask = sent_to(bob, "your_turn")[-1]
+    assert ask.phase_number == game.phase_number
+    assert "WHAT HAPPENED SINCE OUR LAST EMAIL" in ask.text
+    assert all(fresh_email(e).status == Status.FOLDED for e in held)
+    assert f"told in email {ask.pk}" in fresh_email(held[0]).last_error
+    # One ask per phase that awaits bob, and no other email to him.
+    assert {e.kind for e in sent_to(bob) if e.status != Status.FOLDED} <= {"your_turn",
+                                                                           "results"}
+    assert not [e for e in sent_to(bob) if e.status == Status.QUEUED and e.kind == "results"]
+
+
+def fresh_email(email: OutgoingEmail) -> OutgoingEmail:
+    return OutgoingEmail.objects.get(pk=email.pk)
+
+
+def test_held_results_go_alone_once_due_in_one_email_and_once(alice, bob):
+    game = computer_game(alice, bob)
+    notify.phase_changed(game.pk, game.phase_number)
+    game = advance(game, lambda g: len([e for e in sent_to(bob, "results")
+                                        if e.status == Status.COALESCING]) >= 2)
+    held = [e for e in sent_to(bob, "results") if e.status == Status.COALESCING]
+    assert notify.flush_due(timezone.now()) == 0  # not due yet
+    later = timezone.now() + timedelta(seconds=settings.EMAIL_RESULTS_HOLD_SECONDS + 1)
+    assert notify.flush_due(later) >= 1
+    assert notify.flush_due(later) == 0  # idempotent: told already
+    (alone,) = [e for e in sent_to(bob, "results") if e.status == Status.QUEUED]
+    assert alone.phase_number is None and "What happened" in alone.summary
+    assert all(fresh_email(e).status == Status.FOLDED for e in held)
+    # what the held rows were about is in it: the news of every held phase
+    shown = present(fresh(game), seat(game, bob))
+    for e in held:
+        for line in compose.news(shown.events(phase_number=e.phase_number)):
+            assert line in alone.text
+
+
+def test_the_sweep_sends_what_is_due_even_if_no_task_is_left(alice, bob, monkeypatch):
+    game = computer_game(alice, bob)
+    s = seat(game, alice)
+    compose.move_reply(s, True, ["decide 3"], "Accepted: decide 3.", coalesce=True)
+    (held,) = sent_to(alice, "move_accepted")
+    assert held.status == Status.COALESCING
+    monkeypatch.setattr(tasks.send_email, "apply_async", lambda *a, **k: None)
+    tasks.sweep_once(timezone.now())
+    assert fresh_email(held).status == Status.COALESCING  # within its window
+    tasks.sweep_once(timezone.now() + timedelta(seconds=settings.EMAIL_COALESCE_SECONDS + 1))
+    assert fresh_email(held).status == Status.QUEUED  # the answer alone, as it was written
+
+
+def test_a_held_confirmation_queues_the_task_that_sends_it_when_due(
+        game, alice, monkeypatch, settings, django_capture_on_commit_callbacks):
+    queued: list[tuple] = []
+    monkeypatch.setattr(tasks.flush_held, "apply_async",
+                        lambda args, **options: queued.append((args, options)))
+    monkeypatch.setattr(tasks.send_email, "apply_async", lambda *args, **options: None)
+    with django_capture_on_commit_callbacks(execute=True):
+        compose.move_reply(seat(game, alice), True, ["decide 3"], "Accepted: decide 3.")
+    ((args, options),) = queued
+    window = settings.EMAIL_COALESCE_SECONDS
+    assert args == (alice.pk, game.pk) and window < options["countdown"] <= window + 1
+    assert not tasks.flush_held(alice.pk, game.pk)  # early (a clock apart): nothing yet
+    settings.EMAIL_COALESCE_SECONDS = 0
+    with django_capture_on_commit_callbacks(execute=True):
+        compose.move_reply(seat(game, alice), True, ["decide 2"], "Accepted: decide 2.")
+    assert tasks.flush_held(alice.pk, game.pk)
+    assert not tasks.flush_held(alice.pk, game.pk)  # a redelivered task: nothing
+    # the latest answer goes; the earlier one, replaced, is told in it
+    assert [e.status for e in sent_to(alice)] == [Status.FOLDED, Status.QUEUED]
+    queued.clear()
+    with django_capture_on_commit_callbacks(execute=True):  # results held for hours: the
+        compose.results(game, seat(game, alice), game.phase_number,  # sweep sends them
+                        hold_until=timezone.now() + timedelta(hours=6))
+    assert queued == []
+
+
+def test_the_confirmation_of_a_move_by_email_rides_in_the_next_email(game, alice, bob,
+                                                                     charlie):
+    s = seat(game, alice)
+    compose.move_reply(s, True, ["decide 3"], "Accepted: decide 3.", coalesce=True)
+    (held,) = sent_to(alice, "move_accepted")
+    game = decide_all(game)
+    notify.phase_changed(game.pk, game.phase_number)
+    line = "Your move by email was accepted: decide 3."
+    if "red" in game.waiting:  # the ask carries it
+        ask = sent_to(alice, "your_turn")[-1]
+        assert ask.phase_number == game.phase_number and ask.status == Status.QUEUED
+        assert line in ask.text and line in ask.html
+    else:  # the held results carry it, sent when the confirmation may not wait longer
+        assert notify.flush_due(timezone.now() + timedelta(
+            seconds=settings.EMAIL_COALESCE_SECONDS + 1)) == 1
+        (news,) = [e for e in sent_to(alice, "results") if e.status == Status.QUEUED]
+        assert line in news.text and "The decisions are revealed" in news.text
+    assert fresh_email(held).status == Status.FOLDED
+    assert [e.kind for e in sent_to(alice) if e.status == Status.QUEUED] in (
+        [], ["your_turn"], ["results"])
+
+
+def test_a_refused_move_is_answered_at_once(game, alice):
+    compose.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
+    assert [e.status for e in sent_to(alice)] == [Status.QUEUED]
+
+
+def test_an_ask_not_sent_yet_gives_way_to_the_next(game, alice, bob, charlie):
+    notify.phase_changed(game.pk, game.phase_number)
+    first = sent_to(alice, "your_turn")[0]
+    game = decide_all(game)
+    Game.objects.filter(pk=game.pk).update(waiting=["red"])  # alice asked again
+    notify.phase_changed(game.pk, game.phase_number)
+    assert fresh_email(first).status == Status.FOLDED
+    newer = sent_to(alice, "your_turn")[-1]
+    assert newer.status == Status.QUEUED
+    # what the unsent ask would have told is in the newer one
+    assert "The action card" in newer.text.partition("WHAT HAPPENED SINCE")[2]
+
+
+# --- threading and order ------------------------------------------------------------------------
+
+
+def test_a_games_emails_thread_under_one_subject_and_root(game, alice, bob, charlie, smtp):
+    notify.phase_changed(game.pk, game.phase_number)
+    compose.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
+    other = fresh(services.create_game(
+        alice, name="Another", player_count=3, setup="basic", decisions="sealed",
+        money="hidden", deadline_hours=48, invite_only=False, colour="red",
+        computer_colours=["ochre", "lilac"]))
+    notify.phase_changed(other.pk, other.phase_number)
+    messages = deliver(smtp)
+    root = f"<game-{game.pk}-{fresh(game).mail_thread}@{settings.REPLY_DOMAIN}>"
+    ours = [m for m in messages if str(m["Subject"]) == "Löwenherz: Test game"]
+    assert len(ours) == 4  # three asks and the refusal
+    ids = set()
+    for message in ours:
+        assert str(message["In-Reply-To"]) == root and str(message["References"]) == root
+        ids.add(str(message["Message-ID"]))
+    assert len(ids) == 4 and root not in ids
+    theirs = [m for m in messages if str(m["Subject"]) == "Löwenherz: Another"]
+    assert theirs and all(str(m["References"]) != root for m in theirs)
+
+
+def test_a_persons_emails_leave_in_the_order_they_were_written(game, alice, monkeypatch):
+    handed: list[int] = []
+    monkeypatch.setattr(outbox, "_dispatch", handed.append)
+    compose.your_turn(game, seat(game, alice))
+    compose.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
+    first, second = sent_to(alice)
+    assert not outbox.send(second.pk)  # waits behind the first
+    assert fresh_email(second).status == Status.QUEUED
+    handed.clear()
+    assert outbox.send(first.pk)
+    assert handed == [second.pk]  # the first's send hands the second on
+    assert outbox.send(second.pk)
+
+
+# --- muting one game -----------------------------------------------------------------------------
+
+
+def test_a_muted_game_sends_nothing_but_its_end(alice, bob, charlie):
+    game = computer_game(alice, bob)
+    notify.set_muted(seat(game, bob), True)
+    notify.phase_changed(game.pk, game.phase_number)
+    game = advance(game, lambda g: g.is_finished)
+    assert [e.kind for e in sent_to(bob)] == ["game_over"]
+    assert sent_to(alice, "your_turn")
+
+
+def test_the_muted_are_not_reminded(game, alice):
+    notify.set_muted(seat(game, alice), True)
+    notify.arm_reminders(timezone.now())
+    assert Reminder.objects.exists()
+    assert not Reminder.objects.filter(seat__user=alice).exists()
+
+
+def test_muting_drops_the_results_owed(alice, bob):
+    game = computer_game(alice, bob)
+    notify.phase_changed(game.pk, game.phase_number)
+    game = advance(game, lambda g: any(e.status == Status.COALESCING
+                                       for e in sent_to(bob, "results")))
+    notify.set_muted(seat(game, bob), True)
+    assert not [e for e in sent_to(bob) if e.status == Status.COALESCING]
+    notify.flush_due(timezone.now() + timedelta(days=2))
+    assert not [e for e in sent_to(bob, "results") if e.status == Status.QUEUED]
+
+
+def test_the_link_in_an_email_mutes_its_game_after_a_click_to_confirm(game, alice):
+    email = compose.your_turn(game, seat(game, alice))
+    assert email is not None
+    link = next(line.split(": ", 1)[1] for line in email.text.splitlines()
+                if line.startswith("No more emails of this game but its end: "))
+    assert "Mute this game" in email.html
+    path = link.removeprefix(settings.SITE_URL)
+    client = Client()
+    page = client.get(path)
+    assert page.status_code == 200 and b"mute-confirm" in page.content
+    assert not seat(game, alice).mail_muted  # a GET (a mail scanner) changes nothing
+    signed = path.partition("?s=")[2]
+    assert client.post(reverse("mute_game", args=[game.pk]),
+                       {"s": signed, "muted": "on"}).status_code == 200
+    assert seat(game, alice).mail_muted
+    # the link is for one person and game: not another game's, not tampered
+    other = computer_game(alice, alice_friend())
+    assert client.post(reverse("mute_game", args=[other.pk]),
+                       {"s": signed}).status_code == 400
+    assert client.post(reverse("mute_game", args=[game.pk]),
+                       {"s": signed + "x"}).status_code == 400
+
+
+def alice_friend():
+    from tests.site.conftest import make_user
+
+    return make_user("erin")
+
+
+def test_the_game_page_mutes_and_unmutes_for_the_signed_in_player(game, alice, bob):
+    client = Client()
+    client.force_login(alice)
+    page = client.get(reverse("game", args=[game.pk]))
+    assert b'id="mute-button"' in page.content
+    client.post(reverse("mute_game", args=[game.pk]), {"muted": "on"})
+    assert seat(game, alice).mail_muted and not seat(game, bob).mail_muted
+    assert b"Unmute this game" in client.get(reverse("game", args=[game.pk])).content
+    client.post(reverse("mute_game", args=[game.pk]), {"muted": "off"})
+    assert not seat(game, alice).mail_muted
+    anonymous = Client().post(reverse("mute_game", args=[game.pk]), {"muted": "on"})
+    assert anonymous.status_code == 302 and not seat(game, alice).mail_muted

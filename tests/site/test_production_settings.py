@@ -1,0 +1,145 @@
+"""Production settings that refuse to be unsafe (issue 9, D5).
+
+Each check runs the real settings in a fresh Python process with a chosen environment,
+because settings are read once per process: what an operator gets from `gunicorn` or
+`manage.py` with exactly those variables.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+from django.test import RequestFactory, override_settings
+
+from dev import PRODUCTION_ENV
+from lowenherz_site.client_ip import client_ip
+from tests.site.conftest import ROOT
+
+GOOD_SECRET = secrets.token_urlsafe(50)
+GOOD_INBOUND = f"lowenherz:{secrets.token_urlsafe(24)}"
+
+# Runs in the child: a request through the whole middleware to a page that does not
+# exist, and to the login page, over "https" as a TLS proxy would say.
+PROBE = """
+import json, django
+django.setup()
+from django.conf import settings
+from django.test import Client
+client = Client(HTTP_HOST=settings.ALLOWED_HOSTS[0], HTTP_X_FORWARDED_PROTO="https")
+missing = client.get("/no-such-page/", secure=True)
+login = client.get("/accounts/login/", secure=True)
+print(json.dumps({"debug": settings.DEBUG, "status": missing.status_code,
+                  "body": missing.content.decode(), "headers": dict(login.headers),
+                  "cookies": {k: dict(v) for k, v in login.cookies.items()}}))
+"""
+
+
+def run_settings(env: dict[str, str], code: str = PROBE) -> subprocess.CompletedProcess:
+    base = {k: v for k, v in os.environ.items()
+            if k not in {"DEBUG", "SECRET_KEY", "INBOUND_SECRET", *PRODUCTION_ENV}}
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**base, "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings", **env})
+
+
+def probe(env: dict[str, str]) -> dict:
+    result = run_settings(env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(("variables", "named"), [
+    ({}, "SECRET_KEY"),
+    ({"SECRET_KEY": settings.DEV_SECRET_KEY, "INBOUND_SECRET": GOOD_INBOUND}, "SECRET_KEY"),
+    ({"SECRET_KEY": "short", "INBOUND_SECRET": GOOD_INBOUND}, "SECRET_KEY"),
+    ({"SECRET_KEY": GOOD_SECRET}, "INBOUND_SECRET"),
+    ({"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": settings.DEV_INBOUND_SECRET},
+     "INBOUND_SECRET"),
+    ({"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": "lowenherz:guessable"}, "INBOUND_SECRET"),
+])
+def test_with_debug_off_the_site_refuses_to_start_on_a_known_or_missing_secret(variables,
+                                                                                named):
+    result = run_settings(variables)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and named in result.stderr
+    assert "DEBUG is off" in result.stderr
+
+
+def test_debug_is_off_unless_the_environment_turns_it_on_and_404_pages_list_no_urls():
+    shown = probe({"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": GOOD_INBOUND})
+    assert shown["debug"] is False
+    assert shown["status"] == 404
+    assert "URLconf" not in shown["body"] and "admin/" not in shown["body"]
+    assert "There is nothing at this address" in shown["body"]
+
+
+def test_debug_on_by_choice_runs_on_the_development_secrets():
+    assert probe({"DEBUG": "true"})["debug"] is True
+
+
+def test_the_production_environment_turns_on_https_only_cookies_and_hsts():
+    shown = probe({**PRODUCTION_ENV, "SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": GOOD_INBOUND})
+    headers = shown["headers"]
+    assert headers["Strict-Transport-Security"] == "max-age=31536000; includeSubDomains; preload"
+    assert shown["cookies"]["csrftoken"]["secure"] is True
+    assert headers["X-Frame-Options"] == "DENY"
+
+
+def test_check_deploy_fails_when_a_production_switch_is_missing():
+    """The CI's `check --deploy --fail-level WARNING` (dev.py) has teeth."""
+    env = {**PRODUCTION_ENV, "SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": GOOD_INBOUND,
+           "SECURE_COOKIES": "false"}
+    code = ("import django, sys; django.setup(); from django.core.management import "
+            "call_command; call_command('check', deploy=True, fail_level='WARNING')")
+    result = run_settings(env, code)
+    assert result.returncode != 0 and "security.W012" in result.stderr
+
+
+# --- Content-Security-Policy -------------------------------------------------------------------
+
+
+def test_every_page_carries_a_policy_without_inline_script(client, db):
+    policy = client.get("/")["Content-Security-Policy"]
+    directives = dict(part.strip().split(" ", 1) for part in policy.split(";"))
+    assert directives["script-src"] == "'self'"
+    assert directives["default-src"] == "'self'"
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+    assert directives["frame-ancestors"] == "'none'"
+
+
+# --- the client's address, for rate limits ---------------------------------------------------
+
+
+def request_from(remote: str, forwarded: str = ""):
+    return RequestFactory().get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
+
+
+def test_without_proxies_the_forwarded_header_is_not_believed():
+    assert client_ip(request_from("203.0.113.9", "198.51.100.1")) == "203.0.113.9"
+
+
+@override_settings(TRUSTED_PROXY_COUNT=1)
+def test_behind_one_proxy_the_client_is_the_entry_it_appended():
+    # The client wrote "1.2.3.4" itself; the proxy appended the address it saw.
+    assert client_ip(request_from("10.0.0.2", "1.2.3.4, 198.51.100.7")) == "198.51.100.7"
+    assert client_ip(request_from("10.0.0.2")) == "10.0.0.2"
+
+
+INLINE = re.compile(r"\sstyle=|\son[a-z]+=|<script(?![^>]*\bsrc=)", re.IGNORECASE)
+
+
+def test_no_page_template_has_an_inline_script_style_or_handler():
+    """The policy blocks them in browsers: they would be dead (emails are not pages)."""
+    pages = [path for path in (ROOT / "templates").rglob("*.html")
+             if "emails" not in path.parts]
+    assert len(pages) > 10
+    offending = [f"{path.relative_to(ROOT)}: {found[0]}" for path in pages
+                 if (found := INLINE.search(path.read_text()))]
+    assert offending == []
