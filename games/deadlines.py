@@ -20,6 +20,10 @@ Decisions:
   to 0 at a deadline for those who did submit, by taking the seat back, and by any
   submission a person makes (`services.submit`).
 - Away means `away_until` is set and in the future, and `away_from` is unset or past.
+- A deadline moved later (by the creator, or for an absence) is announced with
+  `deadline_extended`, under the game's row lock and inside the transaction that moved
+  it: the mail wing (`games.mail.compose`, which this module may not import) queues the
+  emails that tell every player in the same commit, or none if it rolls back.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any, TypeVar
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.dispatch import Signal
 from django.utils import timezone
 
 from engine import game as engine
@@ -48,6 +53,11 @@ MAX_ABSENCE = timedelta(days=366)
 
 T = TypeVar("T")
 
+# game (its row locked, the new deadline saved), event (the "deadline_extended" Event: by
+# whom, until when), by (the User who extended it; None for an absence). Received by
+# games.mail.compose: every person seated is told by email.
+deadline_extended = Signal()
+
 
 def each(items: Iterable[T], act: Callable[[T, datetime], Any], now: datetime) -> None:
     """One game's trouble must not stall the others: log it, go on, retry next minute."""
@@ -63,10 +73,11 @@ def _locked(games: QuerySet[Game]) -> Game | None:
     return games.select_for_update(skip_locked=True).first()
 
 
-def _note(game: Game, kind: str, **data: Any) -> None:
+def _note(game: Game, kind: str, **data: Any) -> Event:
     """An event in the game's log (the game's row is locked, so the index is ours)."""
-    Event.objects.create(game=game, index=game.events.count(), phase_number=game.phase_number,
-                         turn=game.turn, kind=kind, data={"kind": kind, **data})
+    return Event.objects.create(game=game, index=game.events.count(),
+                                phase_number=game.phase_number, turn=game.turn, kind=kind,
+                                data={"kind": kind, **data})
 
 
 def is_person(seat: Seat) -> bool:
@@ -89,7 +100,7 @@ def submitted(seat_ref: Any, phase_ref: Any) -> Exists:
     return Exists(PendingSubmission.objects.filter(seat=seat_ref, phase_number=phase_ref))
 
 
-def _unanswered(game: Game) -> QuerySet[Seat]:
+def unanswered(game: Game) -> QuerySet[Seat]:
     """The seats the current phase waits for that have no submission stored."""
     return game.seats.filter(colour__in=game.waiting).filter(
         ~submitted(OuterRef("pk"), game.phase_number))
@@ -115,7 +126,7 @@ def _settle_absence(game_id: int, now: datetime) -> None:
         game = _locked(Game.objects.filter(pk=game_id, status=Game.Status.RUNNING))
         if game is None:
             return
-        away = list(_unanswered(game).filter(
+        away = list(unanswered(game).filter(
             is_computer=False, standin=False, user__notifications__in=Notifications.objects
             .filter(away_q(now))).select_related("user__notifications"))
         if not away:
@@ -161,8 +172,9 @@ def _extend_for_absence(game: Game, away: list[Seat], now: datetime) -> None:
         return
     game.deadline = target
     game.save(update_fields=["deadline"])
-    _note(game, "deadline_extended", players=[s.colour for s in away], reason="away",
-          deadline=target.isoformat())
+    event = _note(game, "deadline_extended", players=[s.colour for s in away], reason="away",
+                  deadline=target.isoformat())
+    deadline_extended.send(sender=Game, game=game, event=event, by=None)
 
 
 def _away_until(seat: Seat) -> datetime:
@@ -189,7 +201,7 @@ def _pass_deadline(game_id: int, now: datetime) -> None:
         if game is None:
             return
         awaited = list(game.seats.filter(colour__in=game.waiting))
-        missing = _in_waiting_order(game, _unanswered(game))
+        missing = _in_waiting_order(game, unanswered(game))
         state = game.engine_state
         if not missing or (not engine.is_simultaneous(state) and len(missing) < len(awaited)):
             return  # everything is in (or a move is being applied): the resolve is under way
@@ -230,8 +242,9 @@ def extend_deadline(game_id: int, user: User, hours: int) -> Game:
         game.save(update_fields=["deadline"])
         # Who extended it (the creator's colour, if they still hold a seat) and until when.
         seat = game.seats.filter(user=user).first()
-        _note(game, "deadline_extended", hours=hours, reason="creator",
-              player=seat.colour if seat else None, deadline=game.deadline.isoformat())
+        event = _note(game, "deadline_extended", hours=hours, reason="creator",
+                      player=seat.colour if seat else None, deadline=game.deadline.isoformat())
+        deadline_extended.send(sender=Game, game=game, event=event, by=user)
     return game
 
 

@@ -20,7 +20,7 @@ from django.contrib.auth.forms import UserCreationForm
 from django.contrib.auth.models import User
 from django.db import models
 
-from games.models import COLOUR_CHOICES, Game, Profile
+from games.models import COLOUR_CHOICES, MESSAGE_CHARS, Game, Profile, Seat
 from games.words import clean_text
 
 MAX_DEADLINE_HOURS = 720  # 30 days: longer and a game is as good as abandoned
@@ -229,3 +229,26 @@ class JoinForm(forms.Form):
         assert isinstance(colour, forms.ChoiceField)
         colour.choices = [
             (c, c.title()) for c in game.free_colours()]
+
+
+class MessageForm(forms.Form):
+    """A message to the table (games.chat): to everyone, or to one other player."""
+
+    to = forms.ChoiceField(label="To", required=False)
+    text = forms.CharField(
+        label="Message", max_length=MESSAGE_CHARS, strip=True,
+        widget=forms.Textarea(attrs={"rows": 2, "maxlength": MESSAGE_CHARS}),
+        error_messages={"required": "Write a message first.",
+                        "max_length": f"A message holds at most {MESSAGE_CHARS} characters "
+                                      "(this one has %(show_value)d)."})
+
+    def __init__(self, seats: Sequence[Seat], me: Seat, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        to = self.fields["to"]
+        assert isinstance(to, forms.ChoiceField)
+        to.choices = [("", "Everyone at the table")] + [
+            (s.colour, f"{s.display_name} ({s.colour}) only") for s in seats
+            if s.pk != me.pk and s.user_id is not None and not s.is_computer]
+        to.error_messages["invalid_choice"] = ("%(value)s is not a player you can write to; "
+                                               "choose one from the list.")
+        self.helper = fields_only("to", "text")

@@ -26,8 +26,9 @@ SCOPE_KEY = "lowenherz_magic_scope"
 OPEN_TO_SCOPED = frozenset({
     "logout", "login", "magic_link", "unsubscribe", "healthz", "password_reset",
     "password_reset_done", "password_reset_confirm", "password_reset_complete"})
-# The game's own pages: its page and JSON always, its form only in the link's phase.
-GAME_PAGES = frozenset({"game", "game_json"})
+# The game's own pages: its page, JSON and history (what this player saw of it) and its
+# table talk always, its form only in the link's phase.
+GAME_PAGES = frozenset({"game", "game_json", "game_history", "game_say", "mute_player"})
 
 
 def scope_session(session: SessionBase, game_id: int, phase_number: int,

@@ -148,6 +148,8 @@ class Seat(models.Model):
     conceded = models.BooleanField(default=False)  # given up: a computer plays to the end
     # The person muted this game's emails: only the game-over email comes (games.mail.notify).
     mail_muted = models.BooleanField(default=False)
+    # The colours whose messages this seat's person does not want to read (games.chat).
+    muted_colours = models.JSONField(default=list, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -255,6 +257,54 @@ class Event(models.Model):
         ]
 
 
+MESSAGE_CHARS = 1000  # one message; a longer one is refused with a sentence saying so
+
+
+class MessageQuerySet(models.QuerySet["Message"]):
+    def visible_to(self, seat: Seat | None, *, archive: bool = False) -> MessageQuerySet:
+        """The one rule for who reads which message (games.chat applies it): a seat reads
+        the messages to everyone, those to it and its own, but not those of the colours
+        it muted; a finished game's archive shows the messages to everyone only, to
+        anyone; a spectator of a game still going reads none (table talk is the
+        players')."""
+        if archive:
+            return self.filter(to_seat__isnull=True)
+        if seat is None:
+            return self.none()
+        mine = Q(to_seat__isnull=True) | Q(to_seat=seat) | Q(sender=seat)
+        muted = [c for c in seat.muted_colours if isinstance(c, str)] \
+            if isinstance(seat.muted_colours, list) else []
+        return self.filter(mine).exclude(Q(sender__colour__in=muted) & ~Q(sender=seat))
+
+
+class Message(models.Model):
+    """A word between players (issue 10): to everyone at the table (`to_seat` None) or to
+    one player. Written on the game page or by an emailed reply (`say`, `to ochre:`)."""
+
+    objects = MessageQuerySet.as_manager()
+
+    class Via(models.TextChoices):
+        WEB = "web", "the game page"
+        EMAIL = "email", "email"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="messages")
+    sender = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="sent_messages")
+    to_seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="received_messages")
+    text = models.TextField(max_length=MESSAGE_CHARS)
+    phase_number = models.PositiveIntegerField()
+    turn = models.PositiveIntegerField()
+    via = models.CharField(max_length=5, choices=Via.choices, default=Via.WEB)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["game", "id"], name="message_game")]
+
+    def __str__(self) -> str:
+        return f"message {self.pk} in {self.game_id}"
+
+
 # --- play by email (issue: notifications, reminders, deadlines, replies) ------------------
 
 
@@ -262,6 +312,12 @@ class EmailPreference(models.TextChoices):
     EVERY = "every", "Every email"
     DIGEST = "digest", "A daily digest of results (asks for moves always come at once)"
     OFF = "off", "No email (unsubscribed)"
+
+
+class MessageEmails(models.TextChoices):
+    NEXT = "next", "In my next email of the game (or on their own after an hour)"
+    EACH = "each", "Each message at once, in an email of its own"
+    OFF = "off", "Not by email: I read them on the game page"
 
 
 class Notifications(models.Model):
@@ -274,6 +330,8 @@ class Notifications(models.Model):
     reminder_hours = models.JSONField(default=list)  # hours before a deadline; [] = default
     away_from = models.DateTimeField(null=True, blank=True)
     away_until = models.DateTimeField(null=True, blank=True)
+    messages = models.CharField(max_length=5, choices=MessageEmails.choices,
+                                default=MessageEmails.NEXT)
 
 
 PHASE_EMAILS = ("results", "your_turn", "game_over")  # once per person and phase
@@ -315,6 +373,9 @@ class OutgoingEmail(models.Model):
     last_error = models.TextField(blank=True)
     # What a COALESCING email says in one line, for the email it rides in.
     summary = models.TextField(blank=True)
+    # The newest message (Message.pk) this email tells the person: the next email of the
+    # game tells those after it (games.chat.unread_by_email).
+    messages_upto = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     sent_at = models.DateTimeField(null=True, blank=True)
 

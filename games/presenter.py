@@ -22,7 +22,7 @@ from typing import Any
 from engine.game import GameState
 from engine.view import View, view
 from games.event_text import describe
-from games.models import Event, Game, PendingSubmission, Seat
+from games.models import Event, EventQuerySet, Game, PendingSubmission, Seat
 from games.words import Names, action_text, choices_text, name_of, phase_text
 
 
@@ -90,12 +90,18 @@ class Presentation:
     def events(self, *, phase_number: int | None = None, last: int | None = None
                ) -> list[EventLine]:
         """The events this viewer may read, oldest first: of one phase, or the last few."""
-        rows = self.game.events.visible_to(self.colour, everything=self.everything)
+        rows = self.visible_events()
         if phase_number is not None:
             rows = rows.filter(phase_number=phase_number)
         if last is not None:
             return [self.line(e) for e in reversed(rows.order_by("-index")[:last])]
         return [self.line(e) for e in rows.order_by("index")]
+
+    def visible_events(self) -> EventQuerySet:
+        """Every event this viewer may read, oldest first, as rows: for a page of them
+        (`line` words each)."""
+        return self.game.events.visible_to(self.colour, everything=self.everything) \
+            .order_by("index")
 
     def line(self, event: Event) -> EventLine:
         data = {**event.data, "kind": event.kind, "to": event.to_colour}

@@ -232,6 +232,7 @@ RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default) for n
     "invitation": "30/d",        # invitations one person sends, over all games
     "refusal": "20/d",           # refusal emails to one registered address
     "inbound": "60/h",           # emails accepted for handling from one sender
+    "message": "30/h",           # messages one person writes to tables, over all games
 }.items()}
 RATELIMIT_VIEW = "lowenherz_site.errors.rate_limited"
 
@@ -349,6 +350,9 @@ MAGIC_LINK_HOURS = env_int("MAGIC_LINK_HOURS", 72)
 # reader wait for their next email of the game up to EMAIL_RESULTS_HOLD_SECONDS.
 EMAIL_COALESCE_SECONDS = env_int("EMAIL_COALESCE_SECONDS", 120)
 EMAIL_RESULTS_HOLD_SECONDS = env_int("EMAIL_RESULTS_HOLD_SECONDS", 6 * 3600)
+# A message of the table waits for the reader's next email of the game at most this long
+# (games.mail.notify.message_posted); a person may choose each message at once instead.
+EMAIL_MESSAGES_HOLD_SECONDS = env_int("EMAIL_MESSAGES_HOLD_SECONDS", 3600)
 ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
 
 # Celery beat: the sweeper (recovery, deadlines, reminders, outbox retries) every

@@ -4,7 +4,7 @@ from django.urls import include, path
 
 from games.mail import receiver
 from games.mail import views as mail
-from games.views import accounts, archive, deadlines, live, lobby, play, table
+from games.views import accounts, archive, chat, deadlines, history, live, lobby, play, table
 from lowenherz_site.health import healthz
 
 urlpatterns = [
@@ -16,6 +16,7 @@ urlpatterns = [
     path("games/<int:game_id>/view.json", play.game_json, name="game_json"),
     path("games/<int:game_id>/submit/", play.submit, name="submit"),
     path("games/<int:game_id>/live/", live.game_live, name="game_live"),
+    path("games/<int:game_id>/history/", history.history, name="game_history"),
     path("live/", live.live, name="live"),
     path("archive/", archive.archive_list, name="archive"),
     path("archive/<int:game_id>/", archive.archive_game, name="archive_game"),
@@ -25,6 +26,8 @@ urlpatterns = [
     path("games/<int:game_id>/cancel/", table.cancel_game, name="cancel_game"),
     path("games/<int:game_id>/leave/", table.leave_game, name="leave_game"),
     path("games/<int:game_id>/concede/", table.concede, name="concede"),
+    path("games/<int:game_id>/say/", chat.say, name="game_say"),
+    path("games/<int:game_id>/mute-player/", chat.mute_player, name="mute_player"),
     path("games/<int:game_id>/invite-by-email/", mail.invite_by_email, name="invite_by_email"),
     path("m/<str:signed>/", mail.magic_link, name="magic_link"),
     path("unsubscribe/<str:signed>/", mail.unsubscribe, name="unsubscribe"),

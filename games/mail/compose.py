@@ -27,11 +27,11 @@ from engine.game import is_simultaneous
 from engine.notation import format_move
 from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
-from games import signals
+from games import chat, deadlines, signals
 from games.mail import outbox, tokens
 from games.mail.replies import REPLY_MARKER
 from games.mail.textboard import board_text
-from games.models import Game, OutgoingEmail, Seat
+from games.models import Event, Game, MessageEmails, OutgoingEmail, Seat
 from games.presenter import EventLine, Presentation, present
 from games.words import (
     action_text,
@@ -41,6 +41,7 @@ from games.words import (
     clean_text,
     edge,
     name_of,
+    names_list,
     offer_parts,
     phase_text,
     plural,
@@ -56,7 +57,10 @@ KIND_HEADER = "X-Lowenherz-Kind"
 # The emails of a game's play: one thread per game in the players' mail clients (one
 # subject, and In-Reply-To / References the game's root `Game.mail_thread`).
 THREADED = frozenset({"your_turn", "results", "reminder", "game_over", "move_accepted",
-                      "move_refused"})
+                      "move_refused", "deadline_extended", "messages", "message_owed"})
+# The emails that tell the messages of the table sent since the reader's last email
+# (games.chat.unread_by_email), when they go as they are written (not held to be folded).
+CARRY_MESSAGES = frozenset({"your_turn", "results", "game_over", "messages"})
 CELLS_SHOWN = 30
 PHASE_HEADER = "X-Lowenherz-Phase"  # "<game id>/<phase number>": notify's duplicate check
 GAME_HEADER = "X-Lowenherz-Game"
@@ -74,7 +78,7 @@ def your_turn(game: Game, seat: Seat, *, since: int | None = None,
     if not _can_mail(seat.user, "your_turn"):
         return None
     context = {**_ask_context(game, seat, since), "confirmations": list(confirmations)}
-    return _send("your_turn", seat.user, context, game=game,
+    return _send("your_turn", seat.user, context, game=game, seat=seat,
                  reply_to=tokens.reply_address(seat, game.phase_number),
                  phase=game.phase_number,
                  summary=f"Your move: {context['phase_label']}, turn {context['v']['turn']}")
@@ -100,7 +104,39 @@ def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | No
                "deadline": deadline_text(game, seat.user)}
     return _send("results", seat.user, context, game=game, urgent=False,
                  phase=phase_number, header_phase=last, hold_until=hold_until,
-                 reply_to=reply_to, summary=f"What happened (turn {v['turn']})")
+                 reply_to=reply_to or ("" if hold_until else _talk_address(game, seat)),
+                 seat=seat, summary=f"What happened (turn {v['turn']})")
+
+
+def messages(game: Game, seat: Seat, *, confirmations: Sequence[str] = (),
+             reply_to: str = "") -> OutgoingEmail | None:
+    """The table's messages since the reader's last email of the game, on their own (the
+    owed ones, once due, or each at once for a person who chose that): games.mail.notify.
+    None when nothing is left to tell."""
+    if not _can_mail(seat.user, "messages"):
+        return None
+    context = {**_game_context(game, seat.user), "confirmations": list(confirmations)}
+    return _send("messages", seat.user, context, game=game, seat=seat, require_messages=True,
+                 urgent=False, reply_to=reply_to or _talk_address(game, seat),
+                 summary="Messages")
+
+
+def message_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail | None:
+    """A held row that says the person is owed the table's messages: never sent as it
+    is, folded into their next email of the game, or replaced by `messages` once due."""
+    if not _can_mail(seat.user, "message_owed"):
+        return None
+    context = {**_game_context(game, seat.user), "confirmations": []}
+    return _send("messages", seat.user, context, game=game, hold_until=hold_until,
+                 kind_stored="message_owed", summary="New messages at the table")
+
+
+def _talk_address(game: Game, seat: Seat) -> str:
+    """Every email of a running game can be answered with a message (any phase's reply
+    address will do for talk; a move in it is for the current phase)."""
+    if game.status != Game.Status.RUNNING:
+        return ""
+    return tokens.reply_address(seat, game.phase_number)
 
 
 def news(lines: list[EventLine]) -> list[str]:
@@ -151,7 +187,7 @@ def game_over(game: Game, seat: Seat, *, since: int | None = None,
                "won": seat.colour in v["winners"],
                "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
                "archive_url": settings.SITE_URL + reverse("archive_game", args=[game.pk])}
-    return _send("game_over", seat.user, context, game=game, urgent=False,
+    return _send("game_over", seat.user, context, game=game, urgent=False, seat=seat,
                  phase=game.phase_number, summary="The game is over")
 
 
@@ -266,21 +302,51 @@ def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
 def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = "",
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
           phase: int | None = None, urgent: bool = True, header_phase: int | None = None,
-          hold_until: datetime | None = None, summary: str = "") -> OutgoingEmail | None:
+          hold_until: datetime | None = None, summary: str = "", seat: Seat | None = None,
+          require_messages: bool = False, kind_stored: str = "") -> OutgoingEmail | None:
     """Render and queue; `phase`: the game's phase the email is about (with `game`), the
     one it is kept for (`one_email_per_phase`); `header_phase`: the one its header names,
-    if it is kept for none."""
-    context = {**context, **_footer(kind, user, game), "summary": summary}
+    if it is kept for none. `seat`: the reader's, whose unread messages an email of
+    CARRY_MESSAGES tells (`require_messages`: only if there are some). `kind_stored`: the
+    kind the outbox keeps, if not the template's."""
+    talk, upto = _messages_context(kind, seat, hold_until)
+    if require_messages and not talk["messages"]:
+        return None
+    kind_stored = kind_stored or kind
+    context = {**context, **talk, **_footer(kind_stored, user, game), "summary": summary}
     subject, text, html = render(kind, context)
     shown_phase = phase if phase is not None else header_phase
     if game is not None and shown_phase is not None:
         headers = {**(headers or {}), **phase_headers(game, shown_phase)}
-    if game is not None and kind in THREADED:
-        headers = {**(headers or {}), **thread_headers(game, kind)}
-    return outbox.queue(kind, to or (user.email if user else ""), subject, text, html,
+    if game is not None and kind_stored in THREADED:
+        headers = {**(headers or {}), **thread_headers(game, kind_stored)}
+    return outbox.queue(kind_stored, to or (user.email if user else ""), subject, text, html,
                         user=user, game=game, reply_to=reply_to, headers=headers,
                         phase_number=phase, urgent=urgent, hold_until=hold_until,
-                        summary=summary)
+                        summary=summary, messages_upto=upto)
+
+
+def _messages_context(kind: str, seat: Seat | None, hold_until: datetime | None
+                      ) -> tuple[dict[str, Any], int | None]:
+    """The unread messages an email tells, and the newest one's id (None: it tells
+    none, so the next email tells them): not in a held email (it may be folded unsent),
+    nor to a person who muted the game or reads messages on the page only."""
+    empty: dict[str, Any] = {"messages": [], "messages_cut": False}
+    if kind not in CARRY_MESSAGES or seat is None or hold_until is not None \
+            or seat.mail_muted or chat_mode(seat.user) == MessageEmails.OFF:
+        return empty, None
+    unread, cut = chat.unread_by_email(seat)
+    if not unread:
+        return empty, None
+    shown = [{"heading": chat.heading(m, seat), "turn": m.turn, "text": m.text,
+              "lines": m.text.split("\n")} for m in unread]
+    return {"messages": shown, "messages_cut": cut}, unread[-1].pk
+
+
+def chat_mode(user: User | None) -> str:
+    """How the person wants the table's messages by email (MessageEmails)."""
+    notifications = getattr(user, "notifications", None) if user is not None else None
+    return notifications.messages if notifications else MessageEmails.NEXT
 
 
 def thread_root(game: Game) -> str:
@@ -525,3 +591,105 @@ def cells(values: list[list[int]]) -> str:
     named = [cell(c) for c in values]
     more = len(named) - CELLS_SHOWN
     return ", ".join(named[:CELLS_SHOWN]) + (f" and {more} more" if more > 0 else "")
+
+
+# --- a deadline extended: every person seated is told -----------------------------------------
+#
+# `games.deadlines` announces an extension (by the creator, or for an absence) under the
+# game's row lock, in the transaction that moved the deadline: the emails are rows of the
+# same commit. Decisions:
+# - Every person seated (not computers) gets one, the one who extended it too (it is their
+#   record, with the deadline in their own time zone); not a person who muted the game, nor
+#   one who unsubscribed; a digest reader finds it in the digest (not urgent).
+# - A person the phase still waits for, with no move in, is asked again as in the "waits
+#   for you" email (reply address and link); in a digest, only told that it waits.
+# - Told once: each email names the deadline it tells (DEADLINE_HEADER); a second call for
+#   the same deadline queues nothing (the row lock makes twin calls take turns).
+# - Extensions close together make one email where they can: an extension email of the
+#   game not sent yet (queued, retrying, or held for the digest) gives way to the new one,
+#   which says every extension it replaces and the final deadline. One already sent stays
+#   sent; the new one follows it.
+
+EXTENDED = "deadline_extended"
+DEADLINE_HEADER = "X-Lowenherz-Deadline"  # the deadline (ISO) an extension email tells
+UNSENT = (OutgoingEmail.Status.QUEUED, OutgoingEmail.Status.RETRYING,
+          OutgoingEmail.Status.HELD)
+
+
+@receiver(deadlines.deadline_extended)
+def _on_deadline_extended(sender: Any, game: Game, event: Event, by: User | None = None,
+                          **kwargs: Any) -> None:
+    deadline_extended(game, event.data, by=by)
+
+
+def deadline_extended(game: Game, extension: dict[str, Any], *,
+                      by: User | None = None) -> list[OutgoingEmail]:
+    """Tell every person seated that the deadline moved: by whom, until when (in their
+    own time zone). `extension`: the "deadline_extended" event's data; `by`: who extended
+    it (None: the site, for an absence). The caller holds the game's row lock. Returns the
+    emails queued."""
+    deadline = str(extension["deadline"])
+    people = list(game.seats.filter(user__isnull=False, is_computer=False, mail_muted=False)
+                  .select_related("user__profile").order_by("position"))
+    unanswered = set(deadlines.unanswered(game).values_list("pk", flat=True))
+    queued = []
+    for seat in people:
+        user = seat.user
+        if not _can_mail(user, EXTENDED) or _extension_told(seat, game, deadline):
+            continue
+        assert user is not None  # _can_mail
+        replaced = _replace_unsent_extensions(seat, game)
+        shown = present(game, seat)
+        changes = [*(e.summary for e in replaced),
+                   extension_sentence(extension, seat, shown.names, by)]
+        awaited = seat.pk in unanswered and deadlines.is_person(seat)
+        held = outbox.status_for(user, EXTENDED, urgent=False) == outbox.Status.HELD
+        ask = awaited and not held  # a digest is read, not answered
+        context = {**(_ask_context(game, seat) if ask else _game_context(game, user)),
+                   "changes": changes, "deadline": deadline_text(game, user),
+                   "awaited": awaited, "ask": ask,
+                   "phase_sentence": shown.phase_sentence()}
+        email = _send(EXTENDED, user, context, game=game, urgent=False,
+                      reply_to=tokens.reply_address(seat, game.phase_number) if ask else "",
+                      phase=game.phase_number, headers={DEADLINE_HEADER: deadline},
+                      summary=" ".join(changes))
+        if email is not None:
+            queued.append(email)
+    return queued
+
+
+def extension_sentence(extension: dict[str, Any], seat: Seat, names: Names,
+                       by: User | None) -> str:
+    """Who extended the deadline, to the reader of the seat ("You" if it was them)."""
+    if extension.get("reason") == "creator":
+        hours = plural(int(extension["hours"]), "hour")
+        if by is not None and by.pk == seat.user_id:
+            return f"You extended the deadline by {hours}."
+        player = extension.get("player")  # the creator's colour, if they hold a seat
+        who = name_of(player, names) if player else display_name(by)
+        creator = f"{who}, the game's creator," if who else "The game's creator"
+        return f"{creator} extended the deadline by {hours}."
+    away = [str(c) for c in extension.get("players") or []]
+    who = names_list(away, {**names, seat.colour: "you"})
+    verb = "is" if len(away) == 1 and away[0] != seat.colour else "are"
+    return f"The deadline was extended while {who} {verb} away."
+
+
+def _extension_told(seat: Seat, game: Game, deadline: str) -> bool:
+    """Whether an email to the person tells this deadline already (in any state)."""
+    return any(headers.get(DEADLINE_HEADER) == deadline for headers in OutgoingEmail.objects
+               .filter(kind=EXTENDED, user=seat.user_id, game=game)
+               .values_list("headers", flat=True))
+
+
+def _replace_unsent_extensions(seat: Seat, game: Game) -> list[OutgoingEmail]:
+    """The person's extension emails of the game not sent yet, which the new one replaces
+    (each claimed here; one a worker claimed meanwhile is sent, and not replaced)."""
+    replaced = []
+    for email in OutgoingEmail.objects.filter(kind=EXTENDED, user=seat.user_id, game=game,
+                                              status__in=UNSENT).order_by("created_at", "pk"):
+        if OutgoingEmail.objects.filter(pk=email.pk, status__in=UNSENT).update(
+                status=OutgoingEmail.Status.FOLDED,
+                last_error="replaced by the email of a later extension"):
+            replaced.append(email)
+    return replaced

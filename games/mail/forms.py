@@ -12,7 +12,7 @@ from django.core.validators import validate_email
 from django.utils import timezone
 
 from games.deadlines import MAX_ABSENCE
-from games.models import EmailPreference, Notifications
+from games.models import EmailPreference, MessageEmails, Notifications
 
 MAX_REMINDER_HOURS = 720  # the longest phase deadline (services.MAX_DEADLINE_HOURS)
 MAX_REMINDERS = 5
@@ -45,6 +45,10 @@ def parse_hours(text: str) -> list[int]:
 class NotificationsForm(forms.ModelForm):
     mode = forms.ChoiceField(
         label="Email", choices=EmailPreference.choices, widget=forms.RadioSelect)
+    messages = forms.ChoiceField(
+        label="Messages of the table", choices=MessageEmails.choices, widget=forms.RadioSelect,
+        required=False,
+        help_text="What the other players write to you or to everyone at the table.")
     reminder_hours = forms.CharField(
         label="Reminders (hours before a deadline)", required=False,
         help_text="Like 24, 2. Empty: 24 and 2 hours before. Only when your move is missing.")
@@ -60,7 +64,7 @@ class NotificationsForm(forms.ModelForm):
 
     class Meta:
         model = Notifications
-        fields = ["mode", "reminder_hours", "away_from", "away_until"]
+        fields = ["mode", "messages", "reminder_hours", "away_from", "away_until"]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -74,6 +78,10 @@ class NotificationsForm(forms.ModelForm):
         else:  # a value stored before the limits were checked is shown within them
             self.initial["away_from"] = _within(self.instance.away_from, now)
             self.initial["away_until"] = _within(until, now)
+
+    def clean_messages(self) -> str:
+        """Not sent (an older page): unchanged."""
+        return self.cleaned_data.get("messages") or self.instance.messages
 
     def clean_reminder_hours(self) -> list[int]:
         return parse_hours(self.cleaned_data.get("reminder_hours") or "")

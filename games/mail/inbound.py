@@ -40,7 +40,7 @@ from django.utils import timezone
 
 from engine.errors import IllegalMove
 from engine.moves import EndAlliance
-from games import limits, services
+from games import chat, limits, services
 from games.mail import compose, replies, tokens
 from games.models import Game, ReplyToken, Seat
 
@@ -99,15 +99,20 @@ def handle_message(raw: bytes, *, envelope_to: list[str] | None = None,
     problem = _sender_problem(seat, sender)
     if problem:  # a stranger (or a forged From:) with a player's address: nobody is told
         return _unanswered(problem, sender, seat)
-    problem = TOO_LARGE if len(raw) > MAX_MESSAGE_BYTES else _token_problem(reply, seat.game)
-    if problem:
-        return _refuse(seat, problem)
+    if len(raw) > MAX_MESSAGE_BYTES:
+        return _refuse(seat, TOO_LARGE)
     text = _reply_text(raw)
     if text is None:
         return _refuse(seat, UNREADABLE)
     read = replies.commands(text)
-    if read.errors or not read.submissions:
+    if read.submissions:  # a move is for the phase the email asked it for
+        problem = _token_problem(reply, seat.game)
+        if problem:
+            return _refuse(seat, problem)
+    if read.errors or not (read.submissions or read.said):
         return _refuse_move(seat, list(read.submissions), _reading_problem(read))
+    if not read.submissions:
+        return _talk(seat, read)
     return _play(reply, read)
 
 
@@ -202,16 +207,24 @@ def _play(reply: ReplyToken, read: replies.Commands) -> InboundResult:
             problem = USED  # another delivery of this email came first
         if problem:
             return _refuse(seat, problem)
+        try:  # the messages first: one that may not go stops the whole reply
+            for said in read.said:
+                chat.check(game, seat.user_id, said.text, said.to)
+        except services.GameError as error:
+            _release(reply)
+            return _refuse_move(seat, list(read.submissions), _talk_problem(error))
         accepted, refusal = _submit_all(game, seat, read)
         if refusal is None:
             if all(isinstance(move, EndAlliance) for move in read.moves):
                 # Ending an alliance (RULES 7.1) is no move of the phase: the player's
                 # move is still to come, by a reply to the same address.
                 _release(reply)
-            return _accept(seat, accepted, read)
+            return _accept(seat, accepted, read, _say_all(seat, read))
         _release(reply)  # refused: the player may correct the move with the same address
-        return _refuse_move(seat, list(read.submissions), _refusal_text(refusal, accepted),
-                            accepted)
+        unsent = " Your message was not sent either: send it again with the corrected " \
+            "move." if read.said else ""
+        return _refuse_move(seat, list(read.submissions),
+                            _refusal_text(refusal, accepted) + unsent, accepted)
 
 
 def _claim(reply: ReplyToken) -> bool:
@@ -240,13 +253,14 @@ def _submit_all(game: Game, seat: Seat, read: replies.Commands
 
 
 def _accept(seat: Seat, accepted: list[services.Outcome],
-            read: replies.Commands) -> InboundResult:
+            read: replies.Commands, talk: list[str]) -> InboundResult:
     texts = [outcome.text for outcome in accepted]
     lines = [f"Accepted: {text}." for text in texts]
     if accepted[-1].ready:
         lines.append("It is being applied; the next email tells what happened.")
     else:
         lines.append("It stays sealed until the other players have submitted theirs.")
+    lines.extend(talk)
     lines.extend(_ignored_lines(read))
     message = "\n".join(lines)
     # Rides in the person's next email of the game if one follows within
@@ -254,6 +268,42 @@ def _accept(seat: Seat, accepted: list[services.Outcome],
     # goes alone then (games.mail.notify.flush_due). A refusal goes at once.
     compose.move_reply(seat, True, texts, message)
     return _done(InboundResult(Verdict.ACCEPTED, message, tuple(texts)))
+
+
+def _talk(seat: Seat, read: replies.Commands) -> InboundResult:
+    """A reply with messages and no move: any phase's reply address will do (talk is no
+    move of a phase). All are sent, or none; the next email of the game shows them in
+    its messages (no answer of its own: that would be one more email)."""
+    try:
+        with transaction.atomic():
+            for said in read.said:
+                chat.post(seat.game_id, seat.user_id, said.text, said.to, via=chat.BY_EMAIL)
+    except services.GameError as error:
+        return _refuse_move(seat, [], _talk_problem(error))
+    told = "; ".join(_talk_line(said) for said in read.said)
+    return _done(InboundResult(Verdict.ACCEPTED, f"Sent: {told}"))
+
+
+def _say_all(seat: Seat, read: replies.Commands) -> list[str]:
+    """Post a reply's messages beside its accepted move (checked before the move); the
+    lines its answer says of them."""
+    lines = []
+    for said in read.said:
+        try:
+            chat.post(seat.game_id, seat.user_id, said.text, said.to, via=chat.BY_EMAIL)
+            lines.append(f"Sent: {_talk_line(said)}.")
+        except services.GameError as error:  # over the limit of messages, meanwhile
+            lines.append(f"Not sent: {_talk_line(said)}: {str(error).rstrip('.')}.")
+    return lines
+
+
+def _talk_line(said: replies.Said) -> str:
+    where = f"to {said.to} only" if said.to else "to everyone"
+    return f"your message {where} ('{replies.cut(said.text, 60)}')"
+
+
+def _talk_problem(error: services.GameError) -> str:
+    return f"Nothing was applied or sent: {str(error).rstrip('.')}."
 
 
 def _refusal_text(refusal: tuple[str, str], accepted: list[services.Outcome]) -> str:

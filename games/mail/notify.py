@@ -47,12 +47,23 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max, OuterRef, Q
+from django.dispatch import receiver
 from django.utils import timezone
 
+from games import chat
 from games.deadlines import each, is_away, is_person, submitted
 from games.mail import compose, outbox
 from games.mail.outbox import Status
-from games.models import PHASE_EMAILS, Game, Notifications, OutgoingEmail, Reminder, Seat
+from games.models import (
+    PHASE_EMAILS,
+    Game,
+    Message,
+    MessageEmails,
+    Notifications,
+    OutgoingEmail,
+    Reminder,
+    Seat,
+)
 from games.presenter import present
 from games.services import MAX_DEADLINE_HOURS, keep_due
 
@@ -158,6 +169,10 @@ def _flush(user_id: int, game_id: int, now: datetime) -> bool:
                                     upto=max(phases),
                                     confirmations=[e.summary for e in confirmations],
                                     reply_to=_reply_to(game, confirmations))
+        elif not seat.mail_muted and any(e.kind == "message_owed" for e in owed):
+            email = compose.messages(game, seat,
+                                     confirmations=[e.summary for e in confirmations],
+                                     reply_to=_reply_to(game, confirmations))
         if email is None and confirmations:  # nothing else to tell: the answer alone
             email = confirmations[-1]
             outbox.release(email)
@@ -298,3 +313,24 @@ def set_muted(seat: Seat, muted: bool) -> None:
         Seat.objects.filter(pk=seat.pk).update(mail_muted=muted)
         if muted:
             outbox.fold([e for e in outbox.held(seat.user, game) if e.kind == "results"], None)
+
+
+# --- the table's messages ----------------------------------------------------------------------
+
+
+@receiver(chat.message_posted, dispatch_uid="games.mail.notify.message_posted")
+def message_posted(sender: Any, message: Message, readers: list[Seat], **kwargs: Any) -> None:
+    """In the transaction that stores the message (under the game's row lock): each
+    reader who wants messages by email is owed one, told in their next email of the
+    game or, once EMAIL_MESSAGES_HOLD_SECONDS have passed, in one of its own (flush_due);
+    or at once, for a person who chose each message on its own."""
+    game = message.game
+    for seat in readers:
+        mode = compose.chat_mode(seat.user)
+        if seat.mail_muted or mode == MessageEmails.OFF:
+            continue
+        if mode == MessageEmails.EACH:
+            compose.messages(game, seat)
+        elif not any(e.kind == "message_owed" for e in outbox.held(seat.user, game)):
+            hold = timezone.now() + timedelta(seconds=settings.EMAIL_MESSAGES_HOLD_SECONDS)
+            compose.message_owed(game, seat, hold)

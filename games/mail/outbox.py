@@ -163,7 +163,8 @@ def standard_headers(kind: str, user: User | None) -> dict[str, str]:
 def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User | None = None,
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
           phase_number: int | None = None, urgent: bool = True,
-          hold_until: datetime | None = None, summary: str = "") -> OutgoingEmail | None:
+          hold_until: datetime | None = None, summary: str = "",
+          messages_upto: int | None = None) -> OutgoingEmail | None:
     """Store an email and send it after the transaction commits; None if the person
     does not want it (unsubscribed), there is nobody to send it to, or this email of
     this phase is queued already (`one_email_per_phase`). `hold_until`: an email that
@@ -179,7 +180,7 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
                 kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
                 text=text, html=html, reply_to=reply_to, status=status,
                 headers={**standard_headers(kind, user), **(headers or {})},
-                phase_number=phase_number, summary=summary,
+                phase_number=phase_number, summary=summary, messages_upto=messages_upto,
                 next_attempt_at=hold_until if status == Status.COALESCING
                 else timezone.now() + redispatch_after() if status == Status.QUEUED else None)
     except IntegrityError:

@@ -39,6 +39,7 @@ from engine.board import column_name
 from engine.errors import NotationError
 from engine.moves import EndAlliance, Submission
 from engine.notation import MAX_MOVE_CHARS, parse_move
+from engine.position import COLOURS
 
 # The first words `engine.notation.parse_move` knows (tests check they stay in step).
 COMMAND_WORDS = frozenset({
@@ -148,6 +149,9 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 # quote it, wrap it, turn it from HTML into text; what stays is its words.
 REPLY_MARKER = "## Reply above this line ##"
 _MARKER_WORDS = "replyabovethisline"
+# The examples of templates/emails/_talk.txt: never read as a player's message.
+TALK_EXAMPLES = ("say Shall we leave the hills to each other?",
+                 "to ochre: I will not enter your region this turn.")
 _NOT_LETTERS = re.compile(r"[^a-z]+")
 
 # Lines the site writes in those emails (templates/emails/, games.mail.compose,
@@ -170,11 +174,14 @@ _STRONG = (
     ("the crown: choose a politics pile", ""), ("take one card from politics pile ", ""),
     ("(no command found in your email)", ""), ("reply to this email with a corrected move", ""),
     ("until everybody's submission is in", ""),
+    ('a reply line starting with "say" writes to everyone', ""),
+    ("talk to the table: a reply line starting with say", ""),
+    (TALK_EXAMPLES[0].lower(), ""), (TALK_EXAMPLES[1].lower(), ""),
 )
 _STRONG_HEADINGS = frozenset({
     "how to move", "the board", "your hand", "the action card", "what happened last",
     "what happened since our last email", "open the game, signed in",
-    "(earlier events: see the game page.)",
+    "(earlier events: see the game page.)", "talk to the table",
 })
 _WEAK_STARTS = ("deadline:", "ducats:", "the game: http")
 _WEAK_LINES = frozenset({"scores", "next", "nothing yet.", "nothing new."})
@@ -589,19 +596,36 @@ def _starts_original(tag: str, attrs: dict[str, str]) -> bool:
 
 
 @dataclass(frozen=True)
+class Said:
+    """A message to the table in a reply: to everyone (`to` "") or to a colour."""
+
+    to: str
+    text: str
+
+
+@dataclass(frozen=True)
 class Commands:
     """A reply read as commands: the submissions in order (as written, and parsed once,
-    here, into `moves`), prose lines, and errors (any error means nothing of the email is
-    applied, and `moves` is empty)."""
+    here, into `moves`), the messages to the table (`said`), prose lines, and errors (any
+    error means nothing of the email is applied: `moves` and `said` are empty)."""
 
     submissions: tuple[str, ...]
     ignored: tuple[str, ...]
     errors: tuple[str, ...]
     moves: tuple[Submission, ...] = ()
+    said: tuple[Said, ...] = ()
+
+
+SAY = "say"
+EVERYONE = frozenset({"everyone", "everybody", "all"})
+# "to ochre: text", "To Lilac - text": the colour (or "everyone") and the text.
+_TO = re.compile(r"to\s+([a-z]{2,12})\s*[:\-–—]\s*(.*)", re.IGNORECASE)
 
 
 def commands(text: str) -> Commands:
     pieces: list[list[str]] = []  # each submission's lines with their separators
+    said: list[tuple[str, list[str]]] = []  # each message's colour ("" all) and lines
+    talking = False  # the last non-empty line was part of a message: prose goes on it
     ignored: list[str] = []
     errors: list[str] = []
     previous = ""  # what the last non-empty line was: "step", "move" or "" (prose)
@@ -609,10 +633,20 @@ def commands(text: str) -> Commands:
         line = _command_line(raw)
         word = first_word(line)
         if not line:
+            talking = False  # a blank line ends a message
             continue
         if line == CUT_LINE:
             errors.append(TOO_LONG)
             break
+        message = said_on(raw.strip())
+        if message is not None:
+            said.append((message[0], [message[1]] if message[1] else []))
+            talking, previous = True, ""
+            continue
+        if talking and word not in COMMAND_WORDS and word != TREASURE:
+            said[-1][1].append(raw.strip())
+            continue
+        talking = False
         if word in STEP_WORDS and previous == "step":
             pieces[-1].append(f", {line}")
         elif word == TREASURE and previous:
@@ -630,8 +664,29 @@ def commands(text: str) -> Commands:
     submissions = [_joined(parts) for parts in pieces]
     moves, problems = _parse(submissions)
     errors.extend(problems)
+    messages = [Said(to, "\n".join(lines).strip()) for to, lines in said]
+    errors.extend(f"'{SAY if not m.to else 'to ' + m.to}' needs the message after it, on "
+                  "the same line or the lines below" for m in messages if not m.text)
     return Commands(tuple(submissions), tuple(ignored), tuple(errors),
-                    () if errors else tuple(moves))
+                    () if errors else tuple(moves), () if errors else tuple(messages))
+
+
+def said_on(line: str) -> tuple[str, str] | None:
+    """A line that starts a message: ("", text) for `say text`, (colour, text) for
+    `to colour: text` ("everyone" is ""); None for any other line, or one of the
+    examples the emails show (TALK_EXAMPLES)."""
+    if line in TALK_EXAMPLES or len(line) > MAX_LINE_CHARS:
+        return None
+    line = re.sub(r"^(?:[-*•·]\s+)", "", line)
+    if first_word(line) == SAY:
+        return "", line.split(maxsplit=1)[1].lstrip(":").strip() if " " in line else ""
+    found = _TO.fullmatch(line)
+    if found is None:
+        return None
+    name = found.group(1).lower()
+    if name in EVERYONE:
+        return "", found.group(2).strip()
+    return (name, found.group(2).strip()) if name in COLOURS else None
 
 
 def _joined(parts: list[str]) -> str:

@@ -22,7 +22,9 @@ from django.urls import reverse
 from engine.notation import format_move
 from engine.replay import Result, record_to_json
 from engine.serialize import move_from_json, state_from_json
+from engine.state import GameState
 from engine.view import View
+from games import chat
 from games.board_svg import render_board
 from games.charts import power_chart
 from games.models import Game, Seat
@@ -98,14 +100,8 @@ def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
     game = visible_game(
         request, Game.objects.defer("state").prefetch_related(Prefetch("seats", queryset=seats)),
         pk=game_id, status=Game.Status.FINISHED)
-    steps = [Step(*row) for row in
-             game.snapshots.values_list("phase_number", "turn", "phase_kind", "power")]
-    if not steps:
-        raise Http404("this game has no recorded phases")
-    index = step_index(request.GET.get("step"), len(steps))
+    steps, index, state = pick_step(game, request.GET.get("step"))
     step = steps[index]
-    state = state_from_json(game.snapshots.values_list("state", flat=True)
-                            .get(phase_number=step.phase_number))
     shown = present(game, everything=True, state=state)  # the game is over: no secrets
     v, names = shown.view, shown.names
     assert v is not None
@@ -121,6 +117,9 @@ def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
         "chart": power_chart([(i, s.power) for i, s in enumerate(steps)],
                              [seat.colour for seat in game.seats.all()],
                              marker=index, labels=names),
+        # The table talk to everyone (private messages stay private, even now).
+        "talk": [{"heading": chat.heading(m, None), "turn": m.turn, "text": m.text,
+                  "colour": m.sender.colour} for m in chat.for_archive(game)],
     }
     return render(request, "archive/game.html", context)
 
@@ -147,17 +146,43 @@ def step_details(shown: Presentation, v: View) -> dict[str, Any]:
     }
 
 
+def game_steps(game: Game) -> list[Step]:
+    """The game's phases, oldest first, without their states."""
+    return [Step(*row) for row in
+            game.snapshots.values_list("phase_number", "turn", "phase_kind", "power")]
+
+
+def pick_step(game: Game, raw: str | None) -> tuple[list[Step], int, GameState]:
+    """The game's phases, the index `?step=` asks for (kept within them) and the state
+    after that phase: the one state a step page loads. A game without phases is a 404."""
+    steps = game_steps(game)
+    if not steps:
+        raise Http404("this game has no recorded phases")
+    index = step_index(raw, len(steps))
+    state = state_from_json(game.snapshots.values_list("state", flat=True)
+                            .get(phase_number=steps[index].phase_number))
+    return steps, index, state
+
+
+def within(raw: str | None, low: int, high: int, default: int) -> int:
+    """A whole number from a query string, kept within low..high; `default` when there
+    is none or it is not a number."""
+    try:
+        wanted = int(raw) if raw else default
+    except ValueError:  # not a number, or too many digits to read
+        wanted = default
+    return min(max(wanted, low), high)
+
+
 def step_index(raw: str | None, count: int) -> int:
     """`?step=N`, counting from 0, kept within the game; anything else is the first."""
-    try:
-        wanted = int(raw or 0)
-    except ValueError:
-        wanted = 0
-    return min(max(wanted, 0), count - 1)
+    return within(raw, 0, count - 1, default=0)
 
 
-def step_links(game_id: int, index: int, count: int) -> dict[str, dict[str, Any]]:
-    url = reverse("archive_game", args=[game_id])
+def step_links(game_id: int, index: int, count: int, url_name: str = "archive_game"
+               ) -> dict[str, dict[str, Any]]:
+    """First, previous, next and last `?step=` links of the page `url_name`."""
+    url = reverse(url_name, args=[game_id])
     targets = {"first": 0, "prev": max(index - 1, 0), "next": min(index + 1, count - 1),
                "last": count - 1}
     return {name: {"url": f"{url}?step={target}", "disabled": target == index}

@@ -1,6 +1,7 @@
 """What people do about deadlines: the creator extends the current one; a person takes
 their seat back from the computer standing in. Both are POSTs that answer with a
-message on the game page; `games.deadlines` says whether they may.
+message on the game page; `games.deadlines` says whether they may (and announces an
+extension, which the mail wing tells every player by email).
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
         messages.error(request, f"Not extended: {exc}.")
     else:
         assert game.deadline is not None  # just extended
-        messages.success(request, f"The deadline is now {_when(game.deadline)}.")
+        messages.success(request, f"The deadline is now {_when(game.deadline)}; the players "
+                                  "are told by email.")
     return redirect("game", game_id=game.pk)
 
 

@@ -28,12 +28,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from games.context_processors import your_move_count
-from games.models import Event, Game, PendingSubmission, Seat
+from games.models import Event, Game, Message, PendingSubmission, Seat
 from games.views.lobby import visible_game
 
 # What the game page shows changes with these columns of the game's row, and with the
 # subqueries annotated below: seats (joined, left, a computer standing in or conceded),
-# submissions of this phase (who has submitted), the events I may read.
+# submissions of this phase (who has submitted), the events and messages I may read.
 GAME_COLUMNS = ("status", "phase_number", "turn", "deadline", "paused")
 
 
@@ -76,10 +76,16 @@ def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
         last_event=Subquery(  # the newest event I may read (none for others' eyes only)
             Event.objects.filter(game=OuterRef("pk"))
             .filter(Q(to_colour="") | Q(to_colour=OuterRef("my_colour")))
-            .order_by().values("game_id").annotate(last=Max("index")).values("last")))
+            .order_by().values("game_id").annotate(last=Max("index")).values("last")),
+        last_message=Subquery(  # the newest message of the table I may read
+            Message.objects.filter(game=OuterRef("pk"))
+            .filter(Q(to_seat__isnull=True) | Q(to_seat__colour=OuterRef("my_colour"))
+                    | Q(sender__colour=OuterRef("my_colour")))
+            .order_by().values("game_id").annotate(last=Max("pk")).values("last")))
     game = visible_game(request, games, pk=game_id)
     parts = [getattr(game, name) for name in (*GAME_COLUMNS, "seated", "computers",
-                                              "submitted", "my_submission", "last_event")]
+                                              "submitted", "my_submission", "last_event",
+                                              "last_message")]
     return {"version": digest(parts), "phase": game.phase_number, "status": game.status}
 
 

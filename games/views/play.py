@@ -25,8 +25,9 @@ from engine.errors import IllegalMove, NotationError
 from engine.moves import Decide, EndAlliance, Submission
 from engine.notation import MAX_MOVE_CHARS, parse_move
 from engine.view import View
-from games import services
+from games import chat, services
 from games.board_svg import render_board
+from games.forms import MessageForm
 from games.help import help_for
 from games.models import Game, Seat
 from games.play_forms import (
@@ -39,6 +40,7 @@ from games.play_forms import (
     own_alliances,
 )
 from games.presenter import Presentation, present, seat_of
+from games.views.chat import draft_of
 from games.views.lobby import visible_game
 from games.words import action_text, card_text
 
@@ -72,7 +74,28 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     if v is not None:
         kept = _kept_input(request, game) if seat is not None else None
         context.update(_play_context(shown, v, kept))
+    context["chat"] = _chat_context(request, game, seat)
     return render(request, "games/game.html", context)
+
+
+def _chat_context(request: HttpRequest, game: Game, seat: Seat | None) -> dict[str, Any] | None:
+    """The table talk the viewer reads, the form to write (while the game is open or
+    running) and the players they may mute; None for a spectator, who reads none."""
+    if seat is None:
+        return None
+    lines = [{"pk": m.pk, "heading": chat.heading(m, seat), "turn": m.turn, "text": m.text,
+              "when": m.created_at, "colour": m.sender.colour,
+              "private": m.to_seat_id is not None, "mine": m.sender_id == seat.pk}
+             for m in chat.for_page(game, seat)]
+    seats = list(game.seats.all())
+    form = None
+    if game.status in chat.OPEN_FOR_TALK and not seat.is_computer:
+        draft = draft_of(request, game)
+        form = MessageForm(seats, seat, initial=draft) if draft else MessageForm(seats, seat)
+    muted = set(seat.muted_colours) if isinstance(seat.muted_colours, list) else set()
+    others = [{"colour": s.colour, "name": s.display_name, "muted": s.colour in muted}
+              for s in seats if s.pk != seat.pk and s.user_id is not None and not s.is_computer]
+    return {"messages": lines, "form": form, "others": others}
 
 
 def _play_context(shown: Presentation, v: View, kept: MultiValueDict | None = None

@@ -12,6 +12,15 @@
 (function () {
   "use strict";
   var body = document.body;
+
+  // The table talk lists the newest message last: show the end of it.
+  function scrollChat() {
+    document.querySelectorAll(".chat-list").forEach(function (list) {
+      list.scrollTop = list.scrollHeight;
+    });
+  }
+  scrollChat();
+
   var seconds = parseInt(body.getAttribute("data-live-seconds") || "", 10);
   var root = document.querySelector("[data-live-root]");
   var url = root ? root.getAttribute("data-live-url") : body.getAttribute("data-live-url");
@@ -27,7 +36,35 @@
 
   function isField(el) {
     return !!(el && el.form && /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName) &&
-              !/^(hidden|submit|button|reset)$/.test(el.type) && !el.readOnly);
+              !/^(hidden|submit|button|reset)$/.test(el.type) && !el.readOnly &&
+              !el.closest("[data-live-draft]"));
+  }
+
+  // A form marked data-live-draft (the table talk) belongs to no phase: it does not hold
+  // the page still, and what is written in it survives a swap, focus and cursor too.
+  function saveDrafts() {
+    var saved = [];
+    root.querySelectorAll("[data-live-draft] [id]").forEach(function (el) {
+      if (/^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName) && el.type !== "hidden") {
+        saved.push({ id: el.id, value: el.value, focused: el === document.activeElement,
+                     start: el.selectionStart, end: el.selectionEnd });
+      }
+    });
+    return saved;
+  }
+
+  function restoreDrafts(saved) {
+    saved.forEach(function (draft) {
+      var el = document.getElementById(draft.id);
+      if (!el || !inRoot(el)) { return; }
+      el.value = draft.value;
+      if (draft.focused) {
+        el.focus();
+        if (typeof draft.start === "number" && el.setSelectionRange) {
+          el.setSelectionRange(draft.start, draft.end);
+        }
+      }
+    });
   }
 
   // Typed into, ticked, or a board click filled it (board.js sends "input"), or the
@@ -79,7 +116,9 @@
   }
 
   function swapAll(next) {
+    var drafts = saveDrafts();
     root.innerHTML = next.innerHTML;
+    restoreDrafts(drafts);
     copyState(next);
     dirty = false;
     rerunScripts();
@@ -140,6 +179,7 @@
         if (!next || next.id !== root.id) { return; }
         carryMessages(fresh);
         if (typing()) { swapParts(next); } else { swapAll(next); }
+        scrollChat();
         known = version;
       });
   }

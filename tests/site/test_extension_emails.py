@@ -1,0 +1,212 @@
+"""Every player is told of an extension (issue 10): who extended the deadline and until
+when, in each reader's own time zone, once, through the outbox, in the game's thread.
+
+The emails are rows of the transaction that moved the deadline (`games.deadlines` sends
+`deadline_extended` under the game's row lock; `games.mail.compose` queues them), so
+the rows are asserted here, as in test_email_cadence; nothing is sent.
+"""
+
+from __future__ import annotations
+
+import html
+import zoneinfo
+from datetime import datetime, timedelta
+
+import pytest
+from django.conf import settings
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from games import deadlines, services
+from games.mail import compose, notify
+from games.models import EmailPreference, Event, Game, Notifications, OutgoingEmail
+from tests.site.test_deadlines import (
+    HOUR,
+    at_once,
+    away,
+    decide,
+    fresh,
+    log_in,
+    no_dispatch,  # noqa: F401  (a fixture)
+    slowly,
+    sweep,
+)
+from tests.site.test_emails import seat
+
+pytestmark = pytest.mark.django_db
+Status = OutgoingEmail.Status
+KIND = "deadline_extended"
+
+
+def told(user: User, game: Game | None = None) -> list[OutgoingEmail]:
+    """The person's extension emails (of the game), oldest first."""
+    rows = OutgoingEmail.objects.filter(user=user, kind=KIND).order_by("created_at", "pk")
+    return list(rows.filter(game=game) if game else rows)
+
+
+def unsent(user: User) -> list[OutgoingEmail]:
+    return [e for e in told(user) if e.status in (Status.QUEUED, Status.HELD)]
+
+
+def local(moment: datetime, zone: str) -> str:
+    """The deadline as the reader's zone shows it: 'Tue 4 Mar 2025, 14:00 CET'."""
+    at = moment.astimezone(zoneinfo.ZoneInfo(zone))
+    return f"{at:%a} {at.day} {at:%b %Y, %H:%M} {at.tzname()}"
+
+
+def extend(game: Game, user: User, hours: int) -> datetime:
+    deadline = deadlines.extend_deadline(game.pk, user, hours).deadline
+    assert deadline is not None
+    return deadline
+
+
+# --- who is told, and what ------------------------------------------------------------------
+
+
+def test_every_seated_person_gets_one_email_saying_who_and_until_when(game, alice, bob,
+                                                                      charlie):
+    deadline = extend(game, alice, 5)
+    zones = {alice: "Europe/Berlin", bob: "America/New_York", charlie: "UTC"}
+    for person, zone in zones.items():
+        (email,) = told(person)
+        assert email.status == Status.QUEUED and email.to == person.email
+        assert email.subject == "Löwenherz: Test game"  # the game's thread
+        root = f"<game-{game.pk}-{fresh(game).mail_thread}@{settings.REPLY_DOMAIN}>"
+        assert email.headers["In-Reply-To"] == root == email.headers["References"]
+        who = "You extended" if person == alice \
+            else "Alice, the game's creator, extended"
+        for body in (email.text, html.unescape(email.html)):
+            assert f"{who} the deadline by 5 hours." in body
+            assert f"The deadline is now {local(deadline, zone)}" in body \
+                or f"The deadline is now <strong>{local(deadline, zone)}" in body
+        assert f"{who} the deadline by 5 hours." in email.summary  # the digest's line
+        if zone != "UTC":
+            assert f"({zone})" in email.text  # the zone named, not only its abbreviation
+        assert "Mute this game" in email.html and "Unsubscribe:" in email.text
+    # three time zones, three different wall-clock times for one deadline
+    assert len({local(deadline, zone) for zone in zones.values()}) == 3
+
+
+def test_the_emails_are_in_the_commit_that_extends(game, alice, bob, charlie):
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
+    with pytest.raises(services.GameError):
+        extend(game, alice, 5)
+    assert not OutgoingEmail.objects.filter(kind=KIND).exists()
+
+
+def test_who_the_phase_waits_for_is_asked_again_and_may_reply(game, alice, bob, charlie):
+    decide(game, "red")  # alice's move is in; bob and charlie are awaited
+    extend(game, alice, 24)
+    (mine,) = told(alice)
+    assert not mine.reply_to and "HOW TO MOVE" not in mine.text
+    assert "waits for your move" not in mine.text
+    for person in (bob, charlie):
+        (email,) = told(person)
+        assert email.reply_to.startswith(f"{settings.REPLY_LOCAL_PART}+")
+        assert email.text.startswith("## Reply above this line ##")
+        assert "The game still waits for your move." in email.text
+        assert "HOW TO MOVE" in email.text and "decide" in email.text
+        assert "Or open the game, already signed in" in email.text
+        assert email.phase_number == game.phase_number
+
+
+def test_the_muted_and_the_unsubscribed_get_none_and_computers_none(alice, bob, charlie):
+    game = services.create_game(alice, name="With a computer", player_count=4,
+                                setup="basic", decisions="sealed", money="hidden",
+                                deadline_hours=48, invite_only=False, colour="red",
+                                computer_colours=["grey"])
+    services.join_game(game.pk, bob, "ochre")
+    services.join_game(game.pk, charlie, "lilac")
+    notify.set_muted(seat(game, bob), True)
+    Notifications.objects.create(user=charlie, mode=EmailPreference.OFF)
+    extend(game, alice, 5)
+    assert told(bob) == [] and told(charlie) == []
+    assert [e.user for e in OutgoingEmail.objects.filter(kind=KIND)] == [alice]
+
+
+def test_a_digest_reader_finds_it_in_the_digest(game, alice, bob):
+    Notifications.objects.create(user=bob, mode=EmailPreference.DIGEST)
+    extend(game, alice, 5)
+    (held,) = told(bob)
+    assert held.status == Status.HELD
+    assert not held.reply_to and "HOW TO MOVE" not in held.text  # a digest is not answered
+    assert "The game still waits for your move" in held.text
+    assert notify.send_digests(held.created_at + timedelta(days=1)) == 1
+    (digest,) = OutgoingEmail.objects.filter(user=bob, kind="digest")
+    assert "Alice, the game's creator, extended the deadline by 5 hours." in digest.text
+
+
+def test_an_absence_extension_is_told_too(game, bob):
+    deadline, back = game.deadline, game.deadline + 10 * HOUR
+    away(bob, deadline - 40 * HOUR, back)
+    sweep(now=deadline - 30 * HOUR)
+    sweep(now=deadline - 29 * HOUR)  # the same extension: told once
+    new = fresh(game).deadline
+    assert new == back + 48 * HOUR
+    for person in game.seats.values_list("user", flat=True):
+        (email,) = told(User.objects.get(pk=person))
+        expected = "you are away" if person == bob.pk else "Bob is away"
+        assert f"The deadline was extended while {expected}." in email.text
+
+
+# --- told once --------------------------------------------------------------------------------
+
+
+def test_the_same_extension_told_twice_makes_one_email_each(game, alice, bob, charlie):
+    extend(game, alice, 5)
+    event = Event.objects.get(game=game, kind=KIND)
+    # the announcement again (a rerun): nothing more is queued
+    assert compose.deadline_extended(fresh(game), event.data, by=alice) == []
+    deadlines.deadline_extended.send(sender=Game, game=fresh(game), event=event, by=alice)
+    assert [len(told(p)) for p in (alice, bob, charlie)] == [1, 1, 1]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("on_postgresql", "no_dispatch")
+def test_two_sweeps_at_once_tell_an_absence_extension_once(game, bob, monkeypatch):
+    away(bob, game.deadline - 40 * HOUR, game.deadline + 10 * HOUR)
+    monkeypatch.setattr(compose, "deadline_extended", slowly(compose.deadline_extended))
+    at_once(2, lambda: sweep(now=game.deadline - 30 * HOUR))
+    assert OutgoingEmail.objects.filter(kind=KIND).count() == 3
+    assert Event.objects.filter(game=game, kind=KIND).count() == 1
+
+
+def test_extensions_close_together_make_one_email_with_the_final_deadline(game, alice, bob,
+                                                                          charlie):
+    extend(game, alice, 24)
+    final = extend(game, alice, 24)  # a second click before the first email left
+    for person in (alice, bob, charlie):
+        first, second = told(person)
+        assert first.status == Status.FOLDED and second.status == Status.QUEUED
+        zone = person.profile.time_zone
+        assert second.text.count("extended the deadline by 24 hours.") == 2
+        assert f"The deadline is now {local(final, zone)}" in second.text
+    # a third, after the email had left: a new email follows the one sent
+    OutgoingEmail.objects.filter(kind=KIND, status=Status.QUEUED).update(status=Status.SENT)
+    extend(game, alice, 1)
+    assert [e.status for e in told(bob)] == [Status.FOLDED, Status.SENT, Status.QUEUED]
+    assert told(bob)[-1].text.count("extended the deadline by") == 1
+
+
+def test_the_creators_button_tells_everyone(client, game, alice, bob, charlie):
+    log_in(client, alice)
+    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": "5"},
+                           follow=True)
+    assert "the players are told by email" in response.content.decode()
+    assert [len(told(p)) for p in (alice, bob, charlie)] == [1, 1, 1]
+    assert fresh(game).deadline == game.deadline + 5 * HOUR
+
+
+def test_the_sentence_names_who_extended_it_to_each_reader(game, alice, bob):
+    names = {"red": "Alice", "ochre": "Bob", "lilac": "Charlie"}
+    by_creator = {"reason": "creator", "hours": 1, "player": None, "deadline": "x"}
+    sentence = compose.extension_sentence
+    assert sentence(by_creator, seat(game, bob), names, alice) \
+        == "Alice, the game's creator, extended the deadline by 1 hour."  # not seated
+    assert sentence(by_creator, seat(game, bob), names, None) \
+        == "The game's creator extended the deadline by 1 hour."
+    for_absence = {"reason": "away", "players": ["ochre", "lilac"], "deadline": "x"}
+    assert sentence(for_absence, seat(game, alice), names, None) \
+        == "The deadline was extended while Bob and Charlie are away."
+    assert sentence(for_absence, seat(game, bob), names, None) \
+        == "The deadline was extended while you and Charlie are away."
