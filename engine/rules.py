@@ -159,6 +159,14 @@ def payment_problem(pos: Position, colour: str, amount: int,
     return problem_of(lambda: check_payment(pos, colour, amount, treasure))
 
 
+def can_pay(pos: Position, colour: str, amount: int) -> bool:
+    """Whether `colour` can pay `amount` to the bank with ducats and Treasure cards
+    (RULES 7.3). Cards are spent whole; of any cards that cover the amount, some cover
+    it with no card to spare, as `check_payment` asks."""
+    player = pos.players[colour]
+    return player.ducats + sum(player.treasure()) >= amount
+
+
 def pay(pos: Position, colour: str, amount: int, treasure: Sequence[int], log: Log,
         reason: str, *, trusted: bool = False) -> None:
     """Pay the bank; every payment is public (RULES 1)."""
@@ -312,6 +320,13 @@ def legal_knight_cells(pos: Position, colour: str) -> list[Cell]:
     if pos.knight_supply.get(colour, 0) <= 0:
         return []
     return [c for c in pos.board.cells if knight_problem(pos, colour, c) is None]
+
+
+def affordable_knight_cells(pos: Position, colour: str) -> list[Cell]:
+    """The legal knight cells whose fee `colour` can pay: a forest only with the
+    forest fee in ducats or Treasure cards (RULES 5.2, 7.3)."""
+    return [c for c in legal_knight_cells(pos, colour)
+            if can_pay(pos, colour, knight_fee(pos, c))]
 
 
 # --- expansion (RULES 5.3, 6.2) ----------------------------------------------------

@@ -74,7 +74,11 @@ class BoardView(TypedDict):
 
 
 class Ask(TypedDict):
-    """What the viewer may submit now: `phase` and `action` always, the rest by phase."""
+    """What the viewer may submit now: `phase` and `action` always, the rest by phase.
+
+    Every target listed (`castles`, `knights`, `expansions`, `expanding`, `edges`) is
+    one the engine takes for its part of the move on its own (RULES 2.3, 5.1-5.3): a
+    page highlights each list for the field it fills (games.board_svg)."""
 
     phase: str
     action: str | None
@@ -90,8 +94,11 @@ class Ask(TypedDict):
     walls: NotRequired[int]  # perform W: the most walls
     edges: NotRequired[list[EdgeJson]]  # perform W: legal walls
     swords: NotRequired[int]  # perform S
-    knights: NotRequired[list[CellJson]]  # perform S: legal knight cells
+    # placement: the knight cells of legal placements (next to one of `castles`);
+    # perform S: legal knight cells whose forest fee the player can pay
+    knights: NotRequired[list[CellJson]]
     expansions: NotRequired[list[CellJson]]  # perform S: first cells of legal expansions
+    expanding: NotRequired[list[CellJson]]  # perform S: castles of the regions that can expand
     piles: NotRequired[list[int]]  # perform P: cards in each politics pile
     pile: NotRequired[int | None]  # crown: the pile looked through
 
@@ -172,6 +179,7 @@ def ask(state: GameState, player: str) -> Ask:
         places = rules.legal_placements(pos, phase.colour)
         result["colour"] = phase.colour
         result["castles"] = _cells({p.castle for p in places})
+        result["knights"] = _cells({p.knight for p in places})
     elif phase.kind == "decision":
         result["cards"] = state.cards_to_choose(player)
         result["politics"] = sorted(c for c in pos.players[player].hand
@@ -197,8 +205,11 @@ def _perform_targets(state: GameState, player: str, result: Ask) -> None:
         result["edges"] = [[list(a), list(b)] for a, b in rules.legal_walls(pos, player)]
     elif action.startswith("S"):
         result["swords"] = int(action[1:])
-        result["knights"] = _cells(set(rules.legal_knight_cells(pos, player)))
-        result["expansions"] = _cells({e.cells[0] for e in rules.legal_expansions(pos, player)})
+        # RULES 5.2: a forest only when the fee can be paid (ducats or Treasure, 7.3)
+        result["knights"] = _cells(set(rules.affordable_knight_cells(pos, player)))
+        expansions = rules.legal_expansions(pos, player)
+        result["expansions"] = _cells({e.cells[0] for e in expansions})
+        result["expanding"] = _cells({e.castle for e in expansions if e.castle is not None})
         result["treasure"] = pos.players[player].treasure()
     else:
         result["piles"] = [len(p) for p in state.piles]

@@ -3,12 +3,16 @@
 Only what the view holds is drawn, so the same function serves the game page and
 the archive. Every piece of text is escaped; colours are looked up, never copied.
 With `interactive`, every cell and internal edge becomes a clickable target named
-in the engine's notation, and the targets in the view's `ask` are marked "legal".
+in the engine's notation. Each target the view's `ask` lists says for which kinds of
+field it is legal (`data-legal="knight"`, the kinds of `TARGET_KINDS`); the form fields
+say which kind they fill (`data-board-kind`, games.play_forms), and games/static/games/
+board.js marks "legal" only the targets of the focused field's kind. Before any script
+runs, the targets of the form's default field (`default_kind`) are marked "legal".
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from html import escape
 from typing import Any
 
@@ -62,8 +66,10 @@ def render_board(v: View, interactive: bool = False,
     parts += _pieces(v.get("castles", []), "castle")
     parts += _pieces(v.get("knights", []), "knight")
     if interactive:
-        parts += _cell_targets(rows, _legal_cells(v.get("ask")))
-        parts += _edge_targets(width, height, _legal_edges(v.get("ask")))
+        ask = v.get("ask")
+        default = default_kind(ask)
+        parts += _cell_targets(rows, _cell_kinds(ask), default)
+        parts += _edge_targets(width, height, _legal_edges(ask), default)
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -213,12 +219,32 @@ def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
 # --- click targets ------------------------------------------------------------------------
 
 
-def _legal_cells(ask: Ask | None) -> set[Cell]:
-    found: set[Cell] = set()
+# The kind of field each list of the ask's targets is legal for (the same words as the
+# fields' data-board-kind, games.play_forms): a castle of a placement (RULES 2.3), a
+# knight (2.3, 5.2), the first cell of an expansion and the castle of the region that
+# expands (5.3), a wall (5.1).
+CELL_KINDS = (("castle", "castles"), ("knight", "knights"), ("expansion", "expansions"),
+              ("region", "expanding"))
+WALL = "wall"
+# The field a form fills before any is focused: the first of these with targets.
+DEFAULT_ORDER = ("castle", "knight", "expansion", WALL)
+
+
+def default_kind(ask: Ask | Mapping[str, Any] | None) -> str | None:
+    """The kind of field clicks fill before one is focused: the first kind in
+    `DEFAULT_ORDER` the ask lists targets for, else None."""
     if not ask:
-        return found
-    for cells in (ask.get("knights"), ask.get("expansions"), ask.get("castles")):
-        found.update(_cell(c) for c in cells or ())
+        return None
+    keys = {**dict(CELL_KINDS), WALL: "edges"}
+    return next((kind for kind in DEFAULT_ORDER if ask.get(keys[kind])), None)
+
+
+def _cell_kinds(ask: Ask | None) -> dict[Cell, list[str]]:
+    found: dict[Cell, list[str]] = {}
+    lists: Mapping[str, Any] = ask or {}
+    for kind, key in CELL_KINDS:
+        for c in lists.get(key) or ():
+            found.setdefault(_cell(c), []).append(kind)
     return found
 
 
@@ -228,29 +254,39 @@ def _legal_edges(ask: Ask | None) -> set[frozenset[Cell]]:
     return {frozenset((_cell(a), _cell(b))) for a, b in ask.get("edges") or ()}
 
 
-def _cell_targets(rows: list[str], legal: set[Cell]) -> Iterator[str]:
+def _legal_marks(kinds: list[str], default: str | None) -> tuple[str, str]:
+    """The class to add and the data-legal attribute of a target legal for `kinds`."""
+    if not kinds:
+        return "", ""
+    extra = " legal" if default in kinds else ""
+    return extra, f' data-legal="{escape(" ".join(kinds))}"'
+
+
+def _cell_targets(rows: list[str], legal: dict[Cell, list[str]],
+                  default: str | None) -> Iterator[str]:
     yield '<g class="cell-targets">'
     for y, row in enumerate(rows):
         for x, mark in enumerate(row):
             name = escape(format_cell((x, y)))
             terrain = TERRAIN.get(mark, ("unknown", ""))[0]
-            extra = " legal" if (x, y) in legal else ""
-            yield (f'<rect class="cell{extra}" data-cell="{name}" x="{_left(x)}" y="{_top(y)}" '
-                   f'width="{CELL}" height="{CELL}" fill="transparent">'
+            extra, kinds = _legal_marks(legal.get((x, y), []), default)
+            yield (f'<rect class="cell{extra}" data-cell="{name}"{kinds} x="{_left(x)}" '
+                   f'y="{_top(y)}" width="{CELL}" height="{CELL}" fill="transparent">'
                    f"<title>{name} {terrain}</title></rect>")
     yield "</g>"
 
 
-def _edge_targets(width: int, height: int, legal: set[frozenset[Cell]]) -> Iterator[str]:
+def _edge_targets(width: int, height: int, legal: set[frozenset[Cell]],
+                  default: str | None) -> Iterator[str]:
     """A thin band over each edge: a shape with an area, so that a browser (and a
     browser test) can click it; its corners are left to the cells."""
     yield '<g class="edge-targets">'
     for a, b in _internal_edges(width, height):
         name = escape(format_edge((a, b)))
-        extra = " legal" if frozenset((a, b)) in legal else ""
+        extra, kinds = _legal_marks([WALL] if frozenset((a, b)) in legal else [], default)
         x, y, w, h = _edge_band(a, b)
-        yield (f'<rect class="edge{extra}" data-wall="{name}" x="{x}" y="{y}" width="{w}" '
-               f'height="{h}" fill="transparent"><title>{name}</title></rect>')
+        yield (f'<rect class="edge{extra}" data-wall="{name}"{kinds} x="{x}" y="{y}" '
+               f'width="{w}" height="{h}" fill="transparent"><title>{name}</title></rect>')
     yield "</g>"
 
 

@@ -43,6 +43,7 @@ from engine.notation import (
     parse_cell,
     parse_edge,
 )
+from games.board_svg import WALL, default_kind
 from games.event_text import action_text, card_name
 from games.words import plural
 
@@ -78,10 +79,13 @@ def _edges(text: str) -> list[Edge]:
         raise forms.ValidationError(str(error)) from None
 
 
-def cell_input(label: str, single: bool, required: bool = True, default: bool = False) -> Any:
+def cell_input(label: str, single: bool, kind: str, required: bool = True,
+               default: bool = False) -> Any:
     """A text field the board's clicks fill (board.js): one cell, or several; the
-    `default` field of a form receives clicks before any field is focused."""
-    attrs = {"data-board-target": "cell", "autocomplete": "off",
+    `default` field of a form receives clicks before any field is focused. `kind` says
+    which of the ask's targets are legal for it (games.board_svg.CELL_KINDS): board.js
+    highlights those while the field is focused."""
+    attrs = {"data-board-target": "cell", "data-board-kind": kind, "autocomplete": "off",
              "placeholder": "F7" if single else "F7 G7"}
     if single:
         attrs["data-board-single"] = "1"
@@ -169,8 +173,8 @@ class PlayForm(forms.Form):
 
 class PlacementForm(PlayForm):
     kind, button = "place", "Place castle and knight"
-    castle = cell_input("Castle", single=True, default=True)
-    knight = cell_input("Knight (next to the castle)", single=True)
+    castle = cell_input("Castle", single=True, kind="castle", default=True)
+    knight = cell_input("Knight (next to the castle)", single=True, kind="knight")
 
     def clean_castle(self) -> Cell:
         return _one_cell(self.cleaned_data["castle"])
@@ -193,10 +197,11 @@ class DecisionForm(PlayForm):
     politics_with = forms.TypedChoiceField(
         label="…with decision card", coerce=int, required=False, empty_value=None,
         choices=[("", "the first chosen"), *[(n, str(n)) for n in CARD_NUMBERS]])
+    # The engine lists no targets for politics cards: no cell is highlighted for these.
     first = cell_input("Alliance: your region's castle · Renegade: the knight to remove",
-                       single=True, required=False)
+                       single=True, kind="politics", required=False)
     second = cell_input("Alliance: the other region's castle · Renegade: the cell for your "
-                        "knight", single=True, required=False)
+                        "knight", single=True, kind="politics", required=False)
 
     def setup(self) -> None:
         card = (self.view.get("card") or "").split()
@@ -296,8 +301,9 @@ class WallsForm(PlayForm):
     walls = forms.CharField(
         label="Walls, in the order placed", help_text="Click edges on the board, or type "
         "them like F7/F8 G7/G8.", max_length=WALLS_MAX_CHARS,
-        widget=forms.TextInput(attrs={"data-board-target": "wall", "data-board-default": "1",
-                                      "autocomplete": "off", "placeholder": "F7/F8 G7/G8"}))
+        widget=forms.TextInput(attrs={"data-board-target": "wall", "data-board-kind": WALL,
+                                      "data-board-default": "1", "autocomplete": "off",
+                                      "placeholder": "F7/F8 G7/G8"}))
 
     def clean_walls(self) -> list[Edge]:
         return _edges(self.cleaned_data["walls"])
@@ -310,14 +316,19 @@ class SwordsForm(PlayForm):
     """Knights and at most one expansion; the engine says how many the action allows."""
 
     kind, button = "swords", "Place knights / expand"
-    knights = cell_input("New knights", single=False, required=False, default=True)
-    expand = cell_input("Expansion: 1 or 2 cells, in order", single=False, required=False)
+    knights = cell_input("New knights", single=False, kind="knight", required=False,
+                         default=True)
+    expand = cell_input("Expansion: 1 or 2 cells, in order", single=False, kind="expansion",
+                        required=False)
     expand_from = cell_input("…of the region with the castle at (if you own several)",
-                             single=True, required=False)
+                             single=True, kind="region", required=False)
     expand_first = forms.BooleanField(label="Expand before placing knights", required=False)
 
     def setup(self) -> None:
         add_treasure_field(self, self.view)
+        if default_kind(self.ask) == "expansion":  # no knight can be placed: expand first
+            self.fields["knights"].widget.attrs.pop("data-board-default", None)
+            self.fields["expand"].widget.attrs["data-board-default"] = "1"
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -400,7 +411,8 @@ class MoveTextForm(PlayForm):
     kind, button = "move", "Submit"
     move = forms.CharField(
         label="Move in notation", max_length=MAX_MOVE_CHARS,
-        widget=forms.TextInput(attrs={"autocomplete": "off", "data-board-target": "any"}))
+        widget=forms.TextInput(attrs={"autocomplete": "off", "data-board-target": "any",
+                                      "data-board-kind": "any"}))
 
     def __init__(self, data: Any = None, *, view: View | None = None, action: str = "",
                  phase_number: int | None = None) -> None:

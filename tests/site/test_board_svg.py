@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 from engine.board import DATA
 from engine.notation import format_edge, parse_edge
 from engine.view import view
-from games.board_svg import COLOURS, render_board
+from games.board_svg import COLOURS, default_kind, render_board
+from games.play_forms import SwordsForm
 from tests.engine_helpers import Play, game
 
 SVG = "{http://www.w3.org/2000/svg}"
@@ -128,12 +129,56 @@ def test_legal_walls_are_marked_when_performing_walls():
     assert len(marked) < len(with_class(root, "edge"))  # the walls of the layout, for one
 
 
-def test_legal_knight_and_expansion_cells_are_marked():
+def legal_for(root: ET.Element) -> dict[str, set[str]]:
+    """Each target the board lists, by name, with the kinds of field it is legal for."""
+    return {e.get("data-cell") or e.get("data-wall") or "": set(e.get("data-legal").split())
+            for e in root.iter() if e.get("data-legal") is not None}
+
+
+def marked_legal(root: ET.Element) -> set[str]:
+    return {e.get("data-cell") or e.get("data-wall") or ""
+            for e in with_class(root, "legal")}
+
+
+def test_each_target_says_which_fields_it_is_legal_for():
+    """Issue 10, item 5: knight cells for the knight field, expansion cells for the
+    expansion field, castles for the field naming the expanding region (RULES 5.3)."""
+    v = basic_view()
+    v["ask"] = {"phase": "perform", "knights": [[5, 6], [1, 1]], "expansions": [[0, 2], [1, 1]],
+                "expanding": [[0, 0]]}
+    root = parsed(render_board(v, interactive=True))
+    assert legal_for(root) == {"F7": {"knight"}, "B2": {"knight", "expansion"},
+                               "A3": {"expansion"}, "A1": {"region"}}
+
+
+def test_before_any_script_only_the_default_field_s_targets_are_marked_legal():
+    """The knight field is the swords form's default (games.play_forms): its cells are
+    marked legal, the expansion's are not (board.js marks them for the expansion field)."""
     v = basic_view()
     v["ask"] = {"phase": "perform", "knights": [[5, 6]], "expansions": [[0, 2]]}
+    assert marked_legal(parsed(render_board(v, interactive=True))) == {"F7"}
+    v["ask"] = {"phase": "perform", "knights": [], "expansions": [[0, 2]]}
+    assert marked_legal(parsed(render_board(v, interactive=True))) == {"A3"}
+    v["ask"] = {"phase": "placement", "castles": [[0, 0]], "knights": [[1, 0]]}
+    assert marked_legal(parsed(render_board(v, interactive=True))) == {"A1"}
+
+
+def test_walls_are_legal_for_the_wall_field():
+    v, _ = performing_walls()
     root = parsed(render_board(v, interactive=True))
-    marked = {e.get("data-cell") for e in with_class(root, "cell") if "legal" in e.get("class")}
-    assert marked == {"F7", "A3"}
+    kinds = legal_for(root)
+    assert kinds and all(k == {"wall"} for k in kinds.values())
+    assert marked_legal(root) == set(kinds)
+
+
+def test_the_default_kind_follows_the_ask():
+    assert default_kind(None) is None
+    assert default_kind({"phase": "decision", "cards": 1}) is None
+    assert default_kind({"phase": "placement", "castles": [[0, 0]], "knights": [[1, 0]]}) \
+        == "castle"
+    assert default_kind({"phase": "perform", "edges": [[[0, 0], [1, 0]]]}) == "wall"
+    assert default_kind({"phase": "perform", "knights": [], "expansions": [[0, 0]]}) \
+        == "expansion"
 
 
 def test_any_board_size_is_drawn():
@@ -162,3 +207,18 @@ def test_the_terrain_is_drawn_with_a_glyph_for_forest_hill_and_town():
     for mark, name in (("F", "forest"), ("H", "hill"), ("T", "town")):
         assert len(with_class(root, name)) == rows.count(mark)
         assert len(re.findall(f'href="#glyph-{name}"', render_board(v))) == rows.count(mark)
+
+
+def test_the_swords_form_fills_the_expansion_first_when_no_knight_can_be_placed():
+    """The form's default field and the board's default kind agree (games.play_forms)."""
+    def default_fields(ask: dict) -> list[str]:
+        form = SwordsForm(view={"ask": ask})
+        return [name for name, field in form.fields.items()
+                if "data-board-default" in field.widget.attrs]
+
+    assert default_fields({"knights": [[5, 6]], "expansions": [[0, 2]]}) == ["knights"]
+    assert default_fields({"knights": [], "expansions": [[0, 2]]}) == ["expand"]
+    kinds = {name: field.widget.attrs.get("data-board-kind")
+             for name, field in SwordsForm(view={}).fields.items()}
+    assert kinds == {"knights": "knight", "expand": "expansion", "expand_from": "region",
+                     "expand_first": None}
