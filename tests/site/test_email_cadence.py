@@ -9,12 +9,21 @@ person: the emails they received (the final game-over email aside) per phase tha
 awaited them. Two paces: "fast", each move within the windows of coalescing, and
 "slow", each move after EMAIL_COALESCE_SECONDS (all that is then due is sent first).
 
+The games are played with table talk (issue 10): alice and bob write `say …` and
+`to <colour>: …` lines in some of their replies, beside a move or in a reply of messages
+alone, and charlie posts on the game page (`games.chat.post`). Every message must reach,
+through the SMTP server, exactly the people who may read it (the sender's own copy
+included), once each; never a third player; and the archive shows only those to everyone.
+At the slow pace an hour passes after each message written without a move, so that the
+owed messages go in an email of their own (or ride in the held results sent with them).
+
 Then the parts: coalescing, a confirmation riding along or going alone when due, the
 sweep sending what is due, threading headers, the order of a person's emails, muting.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -29,9 +38,9 @@ from django.utils import timezone
 from engine.ai import RandomPlayer
 from engine.moves import EndAlliance
 from engine.notation import format_move, parse_move
-from games import services, tasks
+from games import chat, services, tasks
 from games.mail import compose, notify, outbox
-from games.models import Game, OutgoingEmail, PendingSubmission, Reminder
+from games.models import Game, Message, OutgoingEmail, PendingSubmission, Reminder, Seat
 from games.presenter import present
 from tests.site.test_email_game import receive_in_process, recipient, reply, text_of
 from tests.site.test_emails import decide_all, fresh, seat, sent_to
@@ -43,6 +52,16 @@ Status = OutgoingEmail.Status
 TARGET = 1.1  # emails per phase that awaited the person
 KIND_HEADER = getattr(compose, "KIND_HEADER", "X-Lowenherz-Kind")  # so it runs on older code
 MAX_STEPS = 2000
+# Table talk in the whole games: at one step in TALK_EVERY, the next of TALK in turn:
+# (who, how, to whom: a colour, or "" for everyone). "beside": in the reply that carries
+# the person's next move; "alone": a reply with messages only, to their latest email;
+# "web": on the game page.
+TALK_EVERY = 7
+TALK = (("red", "beside", ""), ("lilac", "web", ""), ("ochre", "alone", "red"),
+        ("red", "alone", ""), ("ochre", "beside", "lilac"), ("lilac", "web", "ochre"),
+        ("red", "beside", "ochre"), ("ochre", "alone", ""), ("ochre", "beside", ""),
+        ("lilac", "web", "red"), ("red", "alone", "lilac"), ("red", "beside", ""))
+BY_EMAIL = ("red", "ochre")  # alice and bob; charlie (lilac) plays on the web
 
 
 @pytest.fixture(autouse=True)
@@ -111,16 +130,52 @@ def brain_move(brain: RandomPlayer, game: Game, colour: str) -> str:
     pytest.fail("the brain only wants to end an alliance")
 
 
+@dataclass(frozen=True)
+class Spoken:
+    """A message the test wrote to the table: by whom (a colour), to whom ("" everyone),
+    how ("beside" a move by email, "alone" in a reply, "web"), and its text."""
+
+    sender: str
+    to: str
+    way: str
+    text: str
+
+    @property
+    def mark(self) -> str:
+        """What only this message's text holds ("talk-07 "), to find it in any body."""
+        return self.text.split(" ", 1)[0] + " "
+
+
+def talk_text(number: int, sender: str, to: str) -> str:
+    """A message's text: one line, or (every third) two."""
+    text = f"talk-{number:02d} from {sender} to {to or 'everyone'}: shall we share the hills"
+    return text + f"\nand talk-{number:02d} goes on: the river is mine" if number % 3 == 0 \
+        else text
+
+
+def talk_lines(spoken: Spoken) -> list[str]:
+    """The reply lines that write the message: `say …` or `to <colour>: …`, then the
+    message's further lines (a blank line or a move ends it)."""
+    first, *more = spoken.text.split("\n")
+    return [f"to {spoken.to}: {first}" if spoken.to else f"say {first}", *more]
+
+
 @dataclass
 class Cadence:
     """Per person: the phases that awaited them, the emails they received (the final
     game-over email aside), those that were a move's confirmation alone, their moves
-    sent by email."""
+    sent by email, the emails of messages alone. And the table talk: what was said, every
+    email received, the game, the hours of quiet (slow pace: a message without a move)."""
 
     awaited: Counter[str] = field(default_factory=Counter)
     received: Counter[str] = field(default_factory=Counter)
     lone_confirmations: Counter[str] = field(default_factory=Counter)
     moves_by_email: Counter[str] = field(default_factory=Counter)
+    lone_messages: Counter[str] = field(default_factory=Counter)
+    spoken: list[Spoken] = field(default_factory=list)
+    mail: list[EmailMessage] = field(default_factory=list)
+    game: Game | None = None
+    quiet_hours: int = 0
 
     def per_ask(self, who: str | None = None) -> float:
         people = [who] if who else list(self.awaited)
@@ -129,11 +184,14 @@ class Cadence:
     def report(self) -> str:
         return ", ".join(f"{p.partition('@')[0]} {self.per_ask(p):.2f}"
                          f" ({self.lone_confirmations[p]} confirmations alone of "
-                         f"{self.moves_by_email[p]} moves by email)"
-                         for p in self.awaited) + f"; all {self.per_ask():.2f}"
+                         f"{self.moves_by_email[p]} moves by email, "
+                         f"{self.lone_messages[p]} emails of messages alone)"
+                         for p in self.awaited) + f"; all {self.per_ask():.2f}" \
+            + f"; {len(self.spoken)} messages, {self.quiet_hours} hours of quiet"
 
 
-def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int) -> Cadence:
+def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int,
+                    talk: bool = True) -> Cadence:
     game = services.create_game(
         alice, name="Cadence", player_count=4, setup="basic", decisions="sealed",
         money="hidden", deadline_hours=48, invite_only=False, colour="red",
@@ -143,20 +201,44 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int) -> Cadence:
     services.join_game(game.pk, charlie, "lilac")
     game = fresh(game)
     seats = {s.colour: s for s in game.seats.select_related("user__profile")}
-    by_email = {"red", "ochre"}
+    by_email = set(BY_EMAIL)
     brains = {c: RandomPlayer(f"cadence/{seed}/{c}") for c in seats}
     notify.phase_changed(game.pk, game.phase_number)
     mail = deliver(smtp)
-    cadence = Cadence()
+    cadence = Cadence(game=game)
     awaited = cadence.awaited
     seen: set[int] = set()
-    for _ in range(MAX_STEPS):
+    beside: dict[str, list[Spoken]] = {c: [] for c in BY_EMAIL}  # for the next move
+
+    def say(step: int) -> bool:
+        """The step's talk, if any; whether it was a message without a move."""
+        if not talk or step % TALK_EVERY != TALK_EVERY // 2:
+            return False
+        number = step // TALK_EVERY + 1
+        sender, way, to = TALK[(number - 1) % len(TALK)]
+        spoken = Spoken(sender, to, way, talk_text(number, sender, to))
+        if way == "beside":
+            beside[sender].append(spoken)
+            return False
+        user = seats[sender].user
+        if way == "web":
+            chat.post(game.pk, user.pk, spoken.text, to)
+        else:  # a reply to their latest email (any will do for talk), messages only
+            latest = [m for m in mail if recipient(m) == user.email and m["Reply-To"]][-1]
+            said = receive_in_process(reply(latest, user.email, user.profile.display_name,
+                                            talk_lines(spoken)))
+            assert said.startswith("receive_email: accepted: Sent: your message"), said
+        cadence.spoken.append(spoken)
+        return True
+
+    for step in range(MAX_STEPS):
         game = fresh(game)
         if game.is_finished:
             break
         if game.phase_number not in seen:  # each phase once: who it awaits
             seen.add(game.phase_number)
             awaited.update(seats[c].user.email for c in game.waiting if seats[c].user)
+        quiet = say(step)
         done = set(PendingSubmission.objects.filter(game=game, phase_number=game.phase_number)
                    .values_list("seat__colour", flat=True))
         colour = next(c for c in game.waiting if c not in done)
@@ -165,11 +247,16 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int) -> Cadence:
             assert services.play_computer(game.pk, game.phase_number, seat_.pk)
         elif colour in by_email:
             user = seat_.user
-            command = brain_move(brains[colour], game, colour)
+            lines = [brain_move(brains[colour], game, colour)]
+            talking, beside[colour] = beside[colour], []
+            for spoken in talking:  # before the move, or after it (and a blank line)
+                lines = [*talk_lines(spoken), *lines] if len(cadence.spoken) % 2 \
+                    else [*lines, *talk_lines(spoken), ""]
             ask = latest_ask(mail, user.email, game)
             said = receive_in_process(reply(ask, user.email, user.profile.display_name,
-                                            [command]))
+                                            lines))
             assert said.startswith("receive_email: accepted"), said
+            cadence.spoken.extend(talking)
             cadence.moves_by_email[user.email] += 1
         else:
             services.submit(game.pk, seat_.pk, parse_move(brain_move(brains[colour], game,
@@ -177,8 +264,12 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int) -> Cadence:
         if services.resolve(game.pk, game.phase_number):  # the worker, within seconds
             notify.phase_changed(game.pk, fresh(game).phase_number)
         mail += deliver(smtp)
-        if pace == "slow":  # the next move comes after the confirmation's window
+        if pace == "slow":  # the next move comes after the confirmation's window; after
+            # a message without a move, an hour later (the owed messages go)
             window = getattr(settings, "EMAIL_COALESCE_SECONDS", 120)  # none before issue 10
+            if quiet:
+                window = settings.EMAIL_MESSAGES_HOLD_SECONDS
+                cadence.quiet_hours += 1
             flush(timezone.now() + timedelta(seconds=window + 1))
             mail += deliver(smtp)
     else:
@@ -189,7 +280,12 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int) -> Cadence:
     cadence.received.update(recipient(m) for m in mail if not is_game_over(m))
     cadence.lone_confirmations.update(
         recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "move_accepted")
+    cadence.lone_messages.update(
+        recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "messages")
     assert all(awaited[p] for p in people)
+    cadence.mail = mail
+    assert not OutgoingEmail.objects.filter(status=Status.COALESCING).exists(), \
+        "something owed was never told"
     return cadence
 
 
@@ -197,14 +293,102 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int) -> Cadence:
 def test_a_person_gets_at_most_about_one_email_per_phase_that_awaits_them(
         alice, bob, charlie, smtp, no_broker, pace):
     cadence = play_whole_game(alice, bob, charlie, smtp, pace, seed=7)
-    print(f"\nemails per phase that awaited the person ({pace}): {cadence.report()}")
+    print(f"\nemails per phase that awaited the person ({pace}, with table talk): "
+          f"{cadence.report()}")
     for person in cadence.awaited:
-        if pace == "fast":  # everything rides in the next ask
+        if pace == "fast":  # everything rides in the next ask, the messages too
             assert cadence.per_ask(person) <= TARGET, cadence.report()
         else:  # a move by email not followed by an ask within the window is confirmed:
-            # alone, or in the results it waited for. The rest: one per ask.
+            # alone, or in the results it waited for; messages owed an hour, alone or in
+            # the results owed. The rest: one per ask.
             assert cadence.received[person] <= TARGET * cadence.awaited[person] \
-                + cadence.moves_by_email[person], cadence.report()
+                + cadence.moves_by_email[person] + cadence.quiet_hours, cadence.report()
+    assert_the_talk_told(cadence, pace)
+
+
+# --- the table talk of the whole games ------------------------------------------------------------
+
+
+HEADING = re.compile(r"(?P<heading>\S.*) \(turn \d+\):")
+
+
+def told(message: EmailMessage) -> list[tuple[str, str]]:
+    """The messages an email tells in its MESSAGES part: (heading, text)."""
+    lines = text_of(message).splitlines()
+    start = next((i for i, line in enumerate(lines)
+                  if line == "MESSAGES" or line.startswith("MESSAGES (")), None)
+    if start is None:
+        return []
+    found: list[tuple[str, str]] = []
+    at = start + 1
+    while at < len(lines) and (heading := HEADING.fullmatch(lines[at])):
+        at += 1
+        text = []
+        while at < len(lines) and lines[at].startswith("  "):
+            text.append(lines[at][2:])
+            at += 1
+        found.append((heading["heading"], "\n".join(text)))
+    return found
+
+
+def html_of(message: EmailMessage) -> str:
+    return message.get_body(("html",)).get_content()
+
+
+def expected_heading(spoken: Spoken, reader: str, names: dict[str, str]) -> str:
+    """chat.heading, as the reader of the colour `reader` must see it."""
+    sender = "You" if reader == spoken.sender else f"{names[spoken.sender]} ({spoken.sender})"
+    if not spoken.to:
+        return f"{sender} to everyone"
+    return f"{sender} to you only" if reader == spoken.to \
+        else f"{sender} to {names[spoken.to]} ({spoken.to}) only"
+
+
+def assert_the_talk_told(cadence: Cadence, pace: str) -> None:
+    game = cadence.game
+    assert game is not None
+    seats = {s.colour: s for s in Seat.objects.filter(game=game, user__isnull=False,
+                                                      is_computer=False)
+             .select_related("user__profile")}
+    names = {c: s.display_name for c, s in seats.items()}
+    spoken = cadence.spoken
+    # The game talked every way: by each person, beside moves, alone, on the web, to
+    # everyone and to one.
+    assert {s.sender for s in spoken} == set(seats), spoken
+    assert {s.way for s in spoken} == {"beside", "alone", "web"}, spoken
+    assert {bool(s.to) for s in spoken} == {True, False}, spoken
+    assert len({s.mark for s in spoken}) == len(spoken)
+    assert Message.objects.filter(game=game).count() == len(spoken)
+    bodies = {c: [m for m in cadence.mail if recipient(m) == s.user.email]
+              for c, s in seats.items()}
+    told_to = {c: [t for m in mail for t in told(m)] for c, mail in bodies.items()}
+    for s in spoken:
+        readers = {s.sender, s.to} if s.to else set(seats)
+        for colour, mail in bodies.items():
+            headings = [heading for heading, text in told_to[colour] if text == s.text]
+            if colour in readers:  # told once, as the reader's own heading says it
+                assert headings == [expected_heading(s, colour, names)], (colour, s)
+                # the HTML part tells what the text part tells (the sender's echo too)
+                assert sum(text_of(m).count(s.mark) for m in mail) == \
+                    sum(html_of(m).count(s.mark) for m in mail), (colour, s)
+            else:  # not a word of it, anywhere in their emails
+                assert headings == [], (colour, s)
+                assert not [m for m in mail if s.mark in text_of(m) or s.mark in html_of(m)
+                            or s.mark in str(m["Subject"])], (colour, s)
+    # Nothing but these messages in the MESSAGES parts (no message told twice over).
+    assert all(text in {s.text for s in spoken} for t in told_to.values() for _, text in t)
+    if pace == "slow":  # an hour after a message: some go in an email of their own
+        assert sum(cadence.lone_messages.values()) > 0, cadence.report()
+        alone = {text for m in cadence.mail if str(m[KIND_HEADER] or "") == "messages"
+                 for _, text in told(m)}
+        print(f"{len(alone)} of {len(spoken)} messages told in an email of messages alone "
+              f"to someone; the rest rode in other emails")
+    # The archive: the messages to everyone, none of the private ones.
+    page = Client().get(reverse("archive_game", args=[game.pk]))
+    assert page.status_code == 200
+    content = page.content.decode()
+    for s in spoken:
+        assert (s.mark in content) == (not s.to), s
 
 
 # --- coalescing ---------------------------------------------------------------------------------
