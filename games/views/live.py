@@ -8,7 +8,7 @@ again, rendered by the very views and templates of a first load: nothing shown h
 comes from anywhere but `games.presenter.present`.
 
 - `/live/`: the count alone (every page of a signed-in person); `?lobby=1` adds the
-  lobby's version (my games, the open games).
+  lobby's version (the page of my games it shows, `&page=`, and the open games).
 - `/games/<id>/live/`: the count and the game page's version, for the viewer; an
   invite-only game they may not see is a 404, as its page is.
 
@@ -21,7 +21,7 @@ import hashlib
 import json
 from typing import Any
 
-from django.db.models import Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Window
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.views.decorators.cache import never_cache
@@ -29,7 +29,7 @@ from django.views.decorators.http import require_safe
 
 from games.context_processors import your_move_count
 from games.models import Event, Game, Message, PendingSubmission, Seat
-from games.views.lobby import visible_game
+from games.views.lobby import MY_GAMES_PAGE, my_games_in_order, visible_game
 
 # What the game page shows changes with these columns of the game's row, and with the
 # subqueries annotated below: seats (joined, left, a computer standing in or conceded),
@@ -89,16 +89,37 @@ def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
     return {"version": digest(parts), "phase": game.phase_number, "status": game.status}
 
 
+def _page_number(raw: str | None) -> int:
+    """`?page=` as a number (1 when there is none or it is not one)."""
+    try:
+        return int(raw or 1)
+    except ValueError:
+        return 1
+
+
+def _my_page(request: HttpRequest, number: int) -> list[Any]:
+    """The lobby's page `number` of my games, in its order, each with what its row shows
+    and how many games I have in all: one query."""
+    start = (number - 1) * MY_GAMES_PAGE
+    return list(my_games_in_order(request.user)
+                .annotate(seated=_count(Seat.objects.filter(game=OuterRef("pk"))),
+                          submitted=_count(PendingSubmission.objects.filter(
+                              game=OuterRef("pk"), phase_number=OuterRef("phase_number"))),
+                          total=Window(Count("pk")))
+                .values_list("pk", *GAME_COLUMNS, "seated", "submitted", "total")
+                [start:start + MY_GAMES_PAGE])
+
+
 def lobby_version(request: HttpRequest) -> str:
-    """The lobby's version: my games still going, and the open games (two queries)."""
+    """The lobby's version: the page of my games it shows (`?page=`) and the open games;
+    two queries, whatever the number of my games."""
     mine: list[Any] = []
     if request.user.is_authenticated:
-        mine = list(Game.objects.filter(
-            seats__user=request.user, status__in=[Game.Status.OPEN, Game.Status.RUNNING])
-            .annotate(seated=_count(Seat.objects.filter(game=OuterRef("pk"))),
-                      submitted=_count(PendingSubmission.objects.filter(
-                          game=OuterRef("pk"), phase_number=OuterRef("phase_number"))))
-            .order_by("pk").values_list("pk", *GAME_COLUMNS, "seated", "submitted"))
+        number = _page_number(request.GET.get("page"))
+        mine = _my_page(request, number) if number >= 1 else []
+        if not mine and number != 1:  # out of range: the lobby shows the last page
+            last = -(-my_games_in_order(request.user).count() // MY_GAMES_PAGE)
+            mine = _my_page(request, max(last, 1))
     open_games = Game.objects.filter(status=Game.Status.OPEN, invite_only=False).aggregate(
         games=Count("pk", distinct=True), seats=Count("seats"), newest=Max("pk"))
     return digest([mine, open_games])

@@ -13,23 +13,45 @@ the archive (`visible_games`).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch, Q, QuerySet
+from django.core.paginator import Page, Paginator
+from django.db.models import (
+    BooleanField,
+    Case,
+    Count,
+    Exists,
+    F,
+    OuterRef,
+    Q,
+    QuerySet,
+    TextField,
+    When,
+)
+from django.db.models.functions import Cast
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST, require_safe
 
+from engine.position import COLOURS
 from games import services
+from games.context_processors import Live
 from games.forms import CreateGameForm, JoinForm
 from games.models import Game, OutgoingEmail, PendingSubmission, Seat
-from games.presenter import present, seat_of
-from games.words import sentence
+from games.words import name_of, sentence
 
 FINISHED_SHOWN = 20  # the archive has the rest
+MY_GAMES_PAGE = 25  # my games shown per page (those waiting for me first), as the archive's
+# What a list shows of a game (never its state).
+LISTED = ("name", "status", "player_count", "setup", "decisions", "money", "deadline_hours",
+          "invite_only", "invite_token", "phase_number", "waiting", "deadline", "winners",
+          "created_at", "finished_at")
 INVITED = "invited_games"  # session key: the invite-only games whose link was opened here
 INVITES_REMEMBERED = 50
 
@@ -65,11 +87,21 @@ def visible_game(request: HttpRequest, games: QuerySet[Game], **lookup: object) 
 
 
 @dataclass(frozen=True)
+class ListedSeat:
+    """A seat as a list shows it."""
+
+    colour: str
+    display_name: str  # as `Seat.display_name` words it
+    user_id: int | None
+    submitted: bool  # a submission of it is stored for its game's current phase
+
+
+@dataclass(frozen=True)
 class Listing:
     """A game as the viewer sees it in a list: names instead of colours, and their part."""
 
     game: Game
-    seats: list[Seat]
+    seats: list[ListedSeat]
     my_colour: str | None
     waiting_for: list[str]  # the others the phase still waits for (not submitted), by name
     winners: list[str]
@@ -78,56 +110,144 @@ class Listing:
 
     @property
     def free_colours(self) -> list[str]:
-        return self.game.free_colours()
+        taken = {s.colour for s in self.seats}
+        return [c for c in COLOURS if c not in taken]
 
 
-def with_seats(games: QuerySet[Game]) -> QuerySet[Game]:
-    # Seats, players and profiles, and who has submitted, in one query each for all
-    # games: no query per game.
-    return games.prefetch_related(
-        Prefetch("seats", queryset=Seat.objects.select_related("user__profile")),
-        Prefetch("pending", queryset=PendingSubmission.objects.only(
-            "game_id", "seat_id", "phase_number")))
+def seats_by_game(game_ids: list[int]) -> dict[int, list[ListedSeat]]:
+    """The seats of every game listed, in seat order, in one query for all of them (rows,
+    not models: a list of games shows a few words of each seat)."""
+    stored = PendingSubmission.objects.filter(
+        seat=OuterRef("pk"), phase_number=OuterRef("game__phase_number"))
+    rows: Iterable[tuple[Any, ...]] = (  # a seat's user may be gone: user_id None
+        Seat.objects.filter(game_id__in=game_ids).annotate(submitted=Exists(stored))
+        .order_by("game_id", "position")
+        .values_list("game_id", "colour", "user_id", "is_computer", "user__username",
+                     "user__profile__display_name", "submitted"))
+    seats: dict[int, list[ListedSeat]] = {i: [] for i in game_ids}
+    for game_id, colour, user_id, computer, username, shown_name, submitted in rows:
+        if computer:  # the words of Seat.display_name
+            name = f"Computer ({colour})"
+        elif user_id is None:
+            name = f"(left the game, {colour})"
+        else:
+            name = shown_name if shown_name is not None else username  # no profile: None
+        seats[game_id].append(ListedSeat(colour, name, user_id, submitted))
+    return seats
 
 
-def listing(request: HttpRequest, game: Game) -> Listing:
-    shown = present(game, seat_of(game, request.user))
-    mine = shown.colour
-    invite_url = ""
-    if mine is not None and game.status == Game.Status.OPEN:
-        invite_url = request.build_absolute_uri(reverse("invite", args=[game.invite_token]))
-    # Whom the game waits for as its page says it: those who submitted are not awaited.
-    waiting = shown.still_waiting() if game.status == Game.Status.RUNNING else []
-    return Listing(
-        game=game, seats=list(game.seats.all()), my_colour=mine, invite_url=invite_url,
-        waiting_for=[shown.name(c) for c in waiting if c != mine],
-        winners=[shown.name(c) for c in game.winners],
-        is_my_turn=mine is not None and mine in waiting)
+def still_waiting(game: Game, seats: list[ListedSeat]) -> list[str]:
+    """The colours the phase still waits for, as the game page leaves them unticked:
+    awaited (the game's `waiting` column) and without a stored submission. Read from the
+    game's row and its seats alone, never from its state: a sealed choice the engine
+    holds has already taken its player out of `waiting` (engine.game), so this agrees
+    with the game page's `Presentation.still_waiting`."""
+    if game.status != Game.Status.RUNNING:
+        return []
+    done = {s.colour for s in seats if s.submitted}
+    return [c for c in game.waiting or [] if c not in done]
 
 
-def my_games(request: HttpRequest) -> list[Listing]:
+def listings(request: HttpRequest, games: list[Game]) -> list[Listing]:
+    """The games as the requesting person sees them in a list, from their rows and one
+    query for all their seats: no state is read, no query is made per game."""
+    seats = seats_by_game([g.pk for g in games])
+    user_id = request.user.pk if request.user.is_authenticated else None
+    rows = []
+    for game in games:
+        names = {s.colour: s.display_name for s in seats[game.pk]}
+        mine = next((s.colour for s in seats[game.pk] if user_id and s.user_id == user_id),
+                    None)
+        invite_url = ""
+        if mine is not None and game.status == Game.Status.OPEN:
+            invite_url = request.build_absolute_uri(
+                reverse("invite", args=[game.invite_token]))
+        waiting = still_waiting(game, seats[game.pk])
+        rows.append(Listing(
+            game=game, seats=seats[game.pk], my_colour=mine, invite_url=invite_url,
+            waiting_for=[name_of(c, names) for c in waiting if c != mine],
+            winners=[name_of(c, names) for c in game.winners],
+            is_my_turn=mine is not None and mine in waiting))
+    return rows
+
+
+def my_games_in_order(user: Any) -> QuerySet[Game]:
+    """The person's games still going, in the lobby's order, all of it in SQL: those
+    whose phase waits for their move first, then the nearest deadline, games gathering
+    players last. Without the state; each game carries `my_colour`, `my_seat` and
+    `my_turn` (the phase waits for my colour and I have not submitted)."""
+    awaits_me = Q()
+    for colour in COLOURS:  # "my colour is in the JSON list", the same in every database
+        awaits_me |= Q(my_colour=colour, waiting_text__contains=f'"{colour}"')
+    stored = PendingSubmission.objects.filter(
+        seat_id=OuterRef("my_seat"), phase_number=OuterRef("phase_number"))
+    return (Game.objects.only(*LISTED)
+            .filter(seats__user=user, status__in=[Game.Status.OPEN, Game.Status.RUNNING])
+            .annotate(my_colour=F("seats__colour"), my_seat=F("seats__pk"),
+                      waiting_text=Cast("waiting", output_field=TextField()))
+            .annotate(my_turn=Case(
+                When(awaits_me & Q(status=Game.Status.RUNNING) & ~Exists(stored), then=True),
+                default=False, output_field=BooleanField()))
+            .order_by("-my_turn", F("deadline").asc(nulls_last=True), "created_at", "pk"))
+
+
+class CountedPaginator(Paginator):
+    """A paginator told how many there are (counted with something else in one query)."""
+
+    def __init__(self, object_list: QuerySet[Game], per_page: int, count: int) -> None:
+        super().__init__(object_list, per_page)
+        self.known = count
+
+    @cached_property
+    def count(self) -> int:
+        return self.known
+
+
+class LobbyLive(Live):
+    """The navigation's "your move" count, taken from the lobby's own count of my games
+    whose phase awaits me (the same rule, counted in SQL with the page's total) instead
+    of a second pass over every game of mine."""
+
+    def __init__(self, request: HttpRequest, awaiting: int) -> None:
+        super().__init__(request)
+        self.awaiting = awaiting
+
+    @cached_property
+    def your_move(self) -> int:
+        return self.awaiting if self.on else 0
+
+
+def my_games_page(request: HttpRequest) -> tuple[Page[Game], int]:
+    """The page of my games `?page=` asks for (the first by default; the last if past it),
+    and how many of all my games await my move: one query counts both, one reads the page."""
     assert request.user.is_authenticated  # only a signed-in person has games of their own
-    games = with_seats(Game.objects.filter(
-        seats__user=request.user, status__in=[Game.Status.OPEN, Game.Status.RUNNING]))
-    rows = [listing(request, game) for game in games]
-    # Waiting for me first, then the nearest deadline; games still gathering players last.
-    return sorted(rows, key=lambda r: (not r.is_my_turn, r.game.deadline is None,
-                                       r.game.deadline or r.game.created_at))
+    games = my_games_in_order(request.user)
+    counted = games.aggregate(total=Count("pk"), awaiting=Count("pk", filter=Q(my_turn=True)))
+    paginator = CountedPaginator(games, MY_GAMES_PAGE, counted["total"])
+    return paginator.get_page(request.GET.get("page")), counted["awaiting"]
 
 
 @require_safe
 def lobby(request: HttpRequest) -> HttpResponse:
     open_games = Game.objects.filter(status=Game.Status.OPEN, invite_only=False)
-    mine: list[Listing] = []
+    context: dict[str, Any] = {"my_page": None, "live_url": reverse("live") + "?lobby=1"}
+    mine: list[Game] = []
     if request.user.is_authenticated:
         open_games = open_games.exclude(seats__user=request.user)
-        mine = my_games(request)
-    finished = visible_games(request, Game.objects.filter(status=Game.Status.FINISHED)
-                             ).order_by("-finished_at")
+        page, awaiting = my_games_page(request)
+        mine = list(page.object_list)
+        context["my_page"], context["live"] = page, LobbyLive(request, awaiting)
+        if page.number > 1:
+            context["live_url"] += f"&page={page.number}"
+    gathering = list(open_games.only(*LISTED).order_by("-created_at"))
+    finished = list(visible_games(request, Game.objects.filter(status=Game.Status.FINISHED))
+                    .only(*LISTED).order_by("-finished_at")[:FINISHED_SHOWN])
+    rows = listings(request, [*mine, *gathering, *finished])  # one query for all seats
     return render(request, "games/lobby.html", {
-        "open_games": [listing(request, g) for g in with_seats(open_games.order_by("-created_at"))],
-        "my_games": mine,
-        "finished_games": [listing(request, g) for g in with_seats(finished)[:FINISHED_SHOWN]],
+        **context,
+        "my_games": rows[:len(mine)],
+        "open_games": rows[len(mine):len(mine) + len(gathering)],
+        "finished_games": rows[len(mine) + len(gathering):],
     })
 
 
@@ -178,7 +298,8 @@ def join_game(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @require_safe
 def invite(request: HttpRequest, token: str) -> HttpResponse:
-    game = get_object_or_404(with_seats(Game.objects.all()), invite_token=token)
+    game = get_object_or_404(Game.objects.defer("state").prefetch_related("seats"),
+                             invite_token=token)
     remember_invite(request, game)
     return render(request, "games/invite.html", {
-        "row": listing(request, game), "game": game, "form": JoinForm(game)})
+        "row": listings(request, [game])[0], "game": game, "form": JoinForm(game)})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import User
@@ -12,8 +12,13 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import services
-from games.models import Game
+from games.models import Game, Seat
+from games.presenter import present
+from games.views import live as live_views
+from games.views import lobby as lobby_views
 from tests.site.conftest import make_user, three_player_game
+from tests.site.test_game_page import play_phases
+from tests.site.test_live import submit_default
 
 
 def open_game(creator: User, name: str = "Open game", **options) -> Game:
@@ -373,3 +378,138 @@ def test_a_new_user_gets_a_profile_to_show_in_seats(client, alice):
     join(client, private, "grey", token=private.invite_token)
     page = client.get(reverse("invite", args=[private.invite_token])).content.decode()
     assert "Grey: Erin" in page
+
+
+# --- many games: read in SQL, a page at a time ------------------------------------------------
+
+
+def seated_games(alice: User, bob: User, charlie: User, count: int,
+                 mine_every: int = 2) -> list[Game]:
+    """`count` running games of alice's; every `mine_every`-th waits for her, the others
+    for bob (as the columns say: the lobby reads no state)."""
+    games = [three_player_game(alice, bob, charlie, name=f"Game {i}") for i in range(count)]
+    for i, game in enumerate(games):
+        waiting = ["red"] if i % mine_every == 0 else ["ochre"]
+        Game.objects.filter(pk=game.pk).update(waiting=waiting)
+    return [Game.objects.get(pk=g.pk) for g in games]
+
+
+def lobby_queries(client, url: str) -> tuple[int, list[str]]:
+    with CaptureQueriesContext(connection) as captured:
+        assert client.get(url).status_code == 200
+    return len(captured), [q["sql"] for q in captured.captured_queries]
+
+
+def test_the_lobby_s_queries_stay_the_same_from_10_to_60_games_and_read_no_state(
+        client, alice, bob, charlie, dave, django_assert_max_num_queries):
+    client.force_login(alice)
+    seated_games(alice, bob, charlie, 10)
+    open_game(dave, "Open 1")
+    finish(three_player_game(alice, bob, charlie, name="Done"), ["red"])
+    few, statements = lobby_queries(client, reverse("lobby"))
+    assert few <= 10
+    assert not [sql for sql in statements if '"games_game"."state"' in sql]
+
+    seated_games(alice, bob, charlie, 50)
+    open_game(dave, "Open 2")
+    with django_assert_max_num_queries(few):
+        response = client.get(reverse("lobby"))
+    assert len(response.context["my_games"]) == lobby_views.MY_GAMES_PAGE
+    assert response.context["my_page"].paginator.count == 60
+
+
+def test_the_live_lobby_version_s_queries_stay_the_same_from_10_to_60_games(
+        client, alice, bob, charlie):
+    client.force_login(alice)
+    url = reverse("live") + "?lobby=1"
+    seated_games(alice, bob, charlie, 10)
+    few, statements = lobby_queries(client, url)
+    assert not [sql for sql in statements if '"games_game"."state"' in sql]
+    seated_games(alice, bob, charlie, 50)
+    assert lobby_queries(client, url)[0] == few
+
+
+@pytest.fixture
+def pages_of_3(monkeypatch) -> None:
+    monkeypatch.setattr(lobby_views, "MY_GAMES_PAGE", 3)
+    monkeypatch.setattr(live_views, "MY_GAMES_PAGE", 3)
+
+
+def test_my_games_come_a_page_at_a_time_those_waiting_for_me_first(
+        client, alice, bob, charlie, pages_of_3):
+    games = seated_games(alice, bob, charlie, 7, mine_every=3)  # games 0, 3 and 6: mine
+    soon = timezone.now() + timedelta(hours=1)
+    for i, game in enumerate(games):  # the deadlines in the reverse order of the games
+        Game.objects.filter(pk=game.pk).update(deadline=soon + timedelta(minutes=-i))
+    client.force_login(alice)
+
+    first = client.get(reverse("lobby"))
+    assert listed(first, "my_games") == [games[6], games[3], games[0]]
+    assert all(row.is_my_turn for row in first.context["my_games"])
+    page = first.content.decode()
+    assert "Page 1 of 3" in page and 'id="my-games-count">(7)<' in page
+    assert 'id="my-games-next" href="?page=2"' in page and 'id="my-games-prev"' not in page
+    assert 'data-live-url="/live/?lobby=1"' in page
+
+    second = client.get(reverse("lobby") + "?page=2")
+    assert listed(second, "my_games") == [games[5], games[4], games[2]]
+    assert not any(row.is_my_turn for row in second.context["my_games"])
+    page = second.content.decode()
+    assert 'id="my-games-prev" href="?page=1"' in page
+    assert 'data-live-url="/live/?lobby=1&amp;page=2"' in page
+    assert listed(client.get(reverse("lobby") + "?page=3"), "my_games") == [games[1]]
+    assert listed(client.get(reverse("lobby") + "?page=99"), "my_games") == [games[1]]
+    assert listed(client.get(reverse("lobby") + "?page=x"), "my_games") == listed(first,
+                                                                                  "my_games")
+
+
+def test_a_game_i_have_moved_in_waits_with_the_others(client, alice, bob, charlie, game):
+    later = three_player_game(alice, bob, charlie, name="Later")
+    Game.objects.filter(pk=game.pk).update(deadline=timezone.now())
+    submit_default(game, "red")  # alice is in: the game waits for bob and charlie
+    client.force_login(alice)
+    response = client.get(reverse("lobby"))
+    assert listed(response, "my_games") == [later, game]
+    row = response.context["my_games"][1]
+    assert sorted(row.waiting_for) == ["Bob", "Charlie"] and not row.is_my_turn
+    assert "Waiting for " + ", ".join(row.waiting_for) in response.content.decode()
+
+
+def test_the_live_lobby_version_follows_the_page_it_is_for(client, alice, bob, charlie,
+                                                          pages_of_3):
+    games = seated_games(alice, bob, charlie, 7, mine_every=7)  # only game 0 is mine
+    client.force_login(alice)
+    url = reverse("live") + "?lobby=1"
+    first, third = client.get(url).json()["lobby"], client.get(url + "&page=3").json()["lobby"]
+    assert client.get(url + "&page=99").json()["lobby"] == third  # the last page, as shown
+    Game.objects.filter(pk=games[6].pk).update(waiting=["red"])  # from page 3 to page 1
+    assert client.get(url).json()["lobby"] != first
+    assert client.get(url + "&page=3").json()["lobby"] != third
+
+
+def test_the_lobby_says_what_the_game_page_says_phase_after_phase(client, alice, bob,
+                                                                  charlie, game):
+    client.force_login(alice)
+    for _ in range(6):
+        row = client.get(reverse("lobby")).context["my_games"][0]
+        shown = present(Game.objects.get(pk=game.pk),
+                        Seat.objects.get(game=game, user=alice))
+        waiting = shown.still_waiting()
+        assert row.is_my_turn == ("red" in waiting)
+        assert row.waiting_for == [shown.name(c) for c in waiting if c != "red"]
+        colour = next((c for c in waiting if c != "red"), None)
+        if colour is not None:  # one of the others moves: the lobby ticks them off too
+            submit_default(game, colour)
+            continue
+        play_phases(game, 1)
+
+
+def test_the_listed_seats_name_each_player_as_their_seat_does(alice, bob, charlie):
+    game = three_player_game(alice, bob, charlie, computer_colours=["grey"], player_count=4)
+    Seat.objects.filter(game=game, colour="lilac").update(user=None)  # charlie left
+    bob.profile.delete()  # a person without a profile goes by their user name
+    listed_seats = lobby_views.seats_by_game([game.pk])[game.pk]
+    assert [(s.colour, s.display_name) for s in listed_seats] == \
+        [(s.colour, s.display_name) for s in Seat.objects.filter(game=game).order_by("position")]
+    assert [s.display_name for s in listed_seats] == \
+        ["Alice", "Computer (grey)", "bob", "(left the game, lilac)"]
