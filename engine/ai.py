@@ -5,6 +5,9 @@ game waits on `player` for; `GreedyPlayer` does the same but picks the walls,
 knights and expansions that gain it the most power. Every choice is checked by
 `engine.game.check` before it is returned; after a bounded number of refused
 tries the deadline default of RULES 9 is used instead, so a choice always exists.
+`play(state, player)` is `choose` with the state the move leads to: the check that
+accepts a move also applies it (`engine.game.attempt`), and a state a tactic has
+produced while scoring moves is reused, so no move is checked or applied twice.
 
 As `engine.game` has one handler per phase, a player has one tactic per phase
 (`PlacementTactic`, `DecisionTactic`, ...), and tactics for walls, knights and
@@ -16,14 +19,16 @@ so that a seed plays the same game.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from functools import cache
 from typing import TypeVar
 
 from engine import rules
 from engine.board import Cell, Edge, make_edge
 from engine.errors import IllegalMove
-from engine.game import GameState, apply, check, default_move
+from engine.events import Log
+from engine.game import GameState, attempt, check, default_move, submit
 from engine.moves import (
     Accept,
     Alliance,
@@ -48,6 +53,7 @@ from engine.phase_rules import legal_takes
 from engine.position import Area, Position
 
 M = TypeVar("M")
+Outcome = tuple[GameState, Log]  # the state a move led to, and its events
 MAX_TRIES = 12  # proposals checked before falling back to the deadline default
 PLACEMENT_TRIES = 10  # placements looked ahead from before taking one blindly
 PASS_CHANCE = 0.05  # how often an action is declined although it could be performed
@@ -90,13 +96,33 @@ class RandomPlayer:
         return PerformTactic(self.rng)
 
     def choose(self, state: GameState, player: str) -> Submission:
+        return self.decide(state, player, applying=False)[0]
+
+    def play(self, state: GameState, player: str) -> tuple[Submission, GameState, Log]:
+        """`choose`, and the state and events the move leads to: each move is applied
+        once, by the check that accepts it (or by the tactic that scored it)."""
+        move, outcome = self.decide(state, player, applying=True)
+        assert outcome is not None
+        return move, *outcome
+
+    def decide(self, state: GameState, player: str, *,
+               applying: bool) -> tuple[Submission, Outcome | None]:
+        """A legal move; with `applying`, also what it leads to (else only when a tactic
+        had that already)."""
         if player not in state.phase.waiting:
             raise ValueError(f"the game does not wait for {player}")
         for _ in range(MAX_TRIES):
             move = self.propose(state, player)
-            if is_legal(state, player, move):
-                return move
-        return default_move(state, player)
+            known = self.tactics[state.phase.kind].applied(state, player, move)
+            if known is not None:
+                return move, known
+            if applying:
+                if (outcome := attempt(state, player, move)) is not None:
+                    return move, outcome
+            elif is_legal(state, player, move):
+                return move, None
+        move = default_move(state, player)
+        return move, submit(state, player, move) if applying else None
 
     def propose(self, state: GameState, player: str) -> Submission:
         """One candidate submission; `choose` checks it."""
@@ -150,6 +176,10 @@ class PhaseTactic(Tactic):
     def propose(self, state: GameState, player: str) -> Submission:
         raise NotImplementedError
 
+    def applied(self, state: GameState, player: str, move: Submission) -> Outcome | None:
+        """What `move` led to, if this tactic applied it to `state` while proposing it."""
+        return None
+
 
 # --- the phases -------------------------------------------------------------------------
 
@@ -160,17 +190,18 @@ class PlacementTactic(PhaseTactic):
         ahead) those after which a colour still to place a castle has no legal cell."""
         colour = state.phase.colour
         assert colour is not None
-        legal = rules.legal_placements(state.pos, colour)
+        legal = rules.placement_cells(state.pos, colour)
         if not legal:
             return Pass()  # refused: `choose` falls back to the deadline default
         self.rng.shuffle(legal)
-        later = {c for _, c in state.placements[1:]}
-        for move in legal[:PLACEMENT_TRIES]:
+        if not state.placements[1:]:
+            return Place(*legal[0])  # nobody places after this: every placement will do
+        for castle, knight in legal[:PLACEMENT_TRIES]:
             scratch = state.pos.copy()
-            scratch.castles[move.castle], scratch.knights[move.knight] = colour, colour
-            if all(has_placement(scratch, c) for c in later):
-                return move
-        return legal[0]
+            scratch.castles[castle], scratch.knights[knight] = colour, colour
+            if rules.can_place(scratch):  # for every colour alike
+                return Place(castle, knight)
+        return Place(*legal[0])
 
 
 class DecisionTactic(PhaseTactic):
@@ -386,8 +417,20 @@ class PoliticsTactic(Tactic):
 class GreedyPerformTactic(PerformTactic):
     """Walls and swords scored by the power they gain; never a pass when it could act."""
 
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        # The best swords move of the last proposal: the state it was tried on, the
+        # player, the move and what it led to.
+        self.best: tuple[GameState, str, Submission, Outcome] | None = None
+
     def wall_tactic(self) -> WallTactic:
         return GreedyWallTactic(self.rng)
+
+    def applied(self, state: GameState, player: str, move: Submission) -> Outcome | None:
+        if self.best is None:
+            return None
+        tried_on, by, best, outcome = self.best
+        return outcome if tried_on is state and by == player and best == move else None
 
     def propose(self, state: GameState, player: str) -> Submission:
         action = state.phase.action
@@ -404,14 +447,16 @@ class GreedyPerformTactic(PerformTactic):
         before = state.pos.players[player].power
         best: tuple[int, int] | None = None
         choice: Submission = Pass()
+        self.best = None
         for move in sorted(candidates, key=repr):
-            if not is_legal(state, player, move):
+            outcome = attempt(state, player, move)
+            if outcome is None:
                 continue
-            after, _ = apply(state, player, move)
             knights = len(move.steps) if isinstance(move, Swords) else 0
-            score = (after.pos.players[player].power - before, knights)
+            score = (outcome[0].pos.players[player].power - before, knights)
             if best is None or score > best:
                 best, choice = score, move
+                self.best = (state, player, move, outcome)
         return choice
 
 
@@ -438,12 +483,6 @@ class GreedyWallTactic(WallTactic):
 # --- helpers ------------------------------------------------------------------------
 
 
-def has_placement(pos: Position, colour: str) -> bool:
-    """Whether `colour` could place a castle and a knight (RULES 2.3); stops at the first."""
-    return any(rules.placement_problem(pos, colour, Place(castle, knight)) is None
-               for castle in pos.board.cells for knight in pos.board.neighbours(castle))
-
-
 def open_castles(pos: Position, player: str) -> list[Cell]:
     """The player's castles not yet in a region."""
     return [c for c, owner in pos.castles.items()
@@ -455,41 +494,92 @@ def enclosure_walls(pos: Position, player: str, legal: Sequence[Edge],
     """For the box (a rectangle of cells holding one own open castle and no other)
     that needs the fewest more walls, all of them legal now: those walls, and the
     legal walls inside the box."""
-    walled_or_legal = pos.walls | set(legal)
-    best: list[tuple[frozenset[Cell], list[Edge]]] = []
+    bits = board_bits(pos.board.width, pos.board.height)
+    castles, walls = bits.cells(pos.castles), bits.edges(pos.walls)
+    walled_or_legal = walls | bits.edges(legal)
+    best: list[Box] = []
+    fewest = 0
     for castle in open_castles(pos, player):
-        for box, border in boxes_around(pos.board.width, pos.board.height, castle):
-            if not box.isdisjoint(pos.castles) or not walled_or_legal.issuperset(border):
+        for box in boxes_around(pos.board.width, pos.board.height, castle):
+            if box.others & castles or box.border_bits & ~walled_or_legal:
                 continue
-            missing = [e for e in border if e not in pos.walls]
+            missing = (box.border_bits & ~walls).bit_count()
             if not missing:
                 continue
-            if not best or len(missing) < len(best[0][1]):
-                best = [(box | {castle}, missing)]
-            elif len(missing) == len(best[0][1]):
-                best.append((box | {castle}, missing))
+            if not best or missing < fewest:
+                best, fewest = [box], missing
+            elif missing == fewest:
+                best.append(box)
     if not best:
         return [], []
-    cells, missing = rng.choice(best)
-    return missing, [e for e in legal if e[0] in cells and e[1] in cells]
+    box = rng.choice(best)
+    return ([e for e in box.border if e not in pos.walls],
+            [e for e in legal if e[0] in box.cells and e[1] in box.cells])
+
+
+@dataclass(frozen=True)
+class BoardBits:
+    """A bit for each cell and each edge of a board: a box is tested against the
+    position with two integer `&`s instead of two set operations."""
+
+    cell_bit: dict[Cell, int]
+    edge_bit: dict[Edge, int]
+
+    def cells(self, cells: Iterable[Cell]) -> int:
+        return sum(self.cell_bit[c] for c in cells)
+
+    def edges(self, edges: Iterable[Edge]) -> int:
+        return sum(self.edge_bit[e] for e in edges)
 
 
 @cache
-def boxes_around(width: int, height: int,
-                 castle: Cell) -> tuple[tuple[frozenset[Cell], tuple[Edge, ...]], ...]:
+def board_bits(width: int, height: int) -> BoardBits:
+    cells = [(x, y) for y in range(height) for x in range(width)]
+    edges = [make_edge(c, n) for c in cells for n in around(c)
+             if 0 <= n[0] < width and 0 <= n[1] < height and c < n]
+    return BoardBits({c: 1 << i for i, c in enumerate(cells)},
+                     {e: 1 << i for i, e in enumerate(edges)})
+
+
+@dataclass(frozen=True)
+class Box:
+    """A rectangle of cells around an own castle that walls could enclose."""
+
+    cells: frozenset[Cell]  # the castle's too
+    border: tuple[Edge, ...]  # the edges round it off the rim, sorted
+    others: int  # the bits of its cells but the castle's
+    border_bits: int
+
+
+@cache
+def boxes_around(width: int, height: int, castle: Cell) -> tuple[Box, ...]:
     """Rectangles of up to ENCLOSURE_CELLS cells on a board of that size holding
-    `castle`, without it, and the edges on their border off the rim."""
+    `castle`, and the edges on their border off the rim."""
+    bits = board_bits(width, height)
     found = []
     for w in range(1, ENCLOSURE_CELLS + 1):
         for h in range(1, ENCLOSURE_CELLS // w + 1):
             for left in range(max(0, castle[0] - w + 1), min(castle[0], width - w) + 1):
                 for top in range(max(0, castle[1] - h + 1), min(castle[1], height - h) + 1):
-                    box = {(x, y) for x in range(left, left + w) for y in range(top, top + h)}
-                    outside = [(c, n) for c in box for n in around(c)
-                               if n not in box and 0 <= n[0] < width and 0 <= n[1] < height]
-                    border = tuple(sorted(make_edge(c, n) for c, n in outside))
-                    found.append((frozenset(box - {castle}), border))
+                    box = frozenset((x, y) for x in range(left, left + w)
+                                    for y in range(top, top + h))
+                    border = rectangle_border(left, top, w, h, width, height)
+                    found.append(Box(box, border, bits.cells(box - {castle}),
+                                     bits.edges(border)))
     return tuple(found)
+
+
+def rectangle_border(left: int, top: int, w: int, h: int, width: int,
+                     height: int) -> tuple[Edge, ...]:
+    """The edges between a rectangle and the cells round it on the board, sorted; each
+    spelt as `make_edge` spells it (the upper or left cell first)."""
+    right, bottom = left + w, top + h
+    xs, ys = range(left, right), range(top, bottom)
+    edges = [((x, top - 1), (x, top)) for x in xs if top > 0]
+    edges += [((x, bottom - 1), (x, bottom)) for x in xs if bottom < height]
+    edges += [((left - 1, y), (left, y)) for y in ys if left > 0]
+    edges += [((right - 1, y), (right, y)) for y in ys if right < width]
+    return tuple(sorted(edges))
 
 
 def around(cell: Cell) -> tuple[Cell, ...]:

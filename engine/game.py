@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 
 from engine import phase_rules, rules
 from engine.board import assemble
+from engine.errors import IllegalMove
 from engine.events import ChoiceJson, Log, new_log
 from engine.moves import (
     Accept,
@@ -113,6 +114,16 @@ def apply(state: GameState, player: str, move: Submission) -> tuple[GameState, L
 def submit(state: GameState, player: str, move: Submission) -> tuple[GameState, Log]:
     """Check and apply one submission; the given state never changes."""
     check(state, player, move)
+    return apply(state, player, move)
+
+
+def attempt(state: GameState, player: str, move: Submission) -> tuple[GameState, Log] | None:
+    """`submit`, or None where `check` refuses the move: for computer players, which try
+    candidates and keep the state the one they take led to."""
+    try:
+        check(state, player, move)
+    except IllegalMove:
+        return None
     return apply(state, player, move)
 
 
@@ -489,6 +500,6 @@ HANDLERS: dict[str, Handler] = {
 # `GameState`, `Phase` and `decision_problem` live in engine.state and
 # engine.phase_rules; the site imports them from here.
 __all__ = [
-    "GameState", "Log", "Phase", "apply", "check", "decision_problem", "default_move",
+    "GameState", "Log", "Phase", "apply", "attempt", "check", "decision_problem", "default_move",
     "is_simultaneous", "new_game", "replay", "start_game", "submit",
 ]

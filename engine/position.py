@@ -2,11 +2,16 @@
 
 The position knows nothing of turns or phases; `engine.rules` changes it and
 `engine.game` decides when. Areas (regions, neutral zones, free land) are
-derived from walls and castles and recomputed lazily after every wall change.
+derived from walls and castles, computed when first asked for, and afterwards
+kept up to date where walls change them: a castle placed makes them be computed
+afresh; walls added or removed refill only the areas they lie in; and a wall that
+leaves its area in one piece (most walls, in open land) changes nothing.
 """
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -92,8 +97,10 @@ class Position:
     knight_supply: dict[str, int] = field(default_factory=dict)
     alliances: set[tuple[Cell, Cell]] = field(default_factory=set)
     founded: set[Cell] = field(default_factory=set)
+    # Derived from walls and castles. Never changed in place: a copy shares them until
+    # one of the two changes its walls (copy-on-write).
+    _area_of: dict[Cell, Area] | None = field(default=None, repr=False, compare=False)
     _areas: list[Area] | None = field(default=None, repr=False, compare=False)
-    _area_of: dict[Cell, int] = field(default_factory=dict, repr=False, compare=False)
 
     def copy(self) -> Position:
         twin = Position(
@@ -108,43 +115,105 @@ class Position:
             founded=set(self.founded),
         )
         # Areas are immutable, so the copy may share them until its walls change.
-        twin._areas, twin._area_of = self._areas, self._area_of
+        twin._area_of, twin._areas = self._area_of, self._areas
         return twin
 
     # --- areas -----------------------------------------------------------------
 
     def invalidate_areas(self) -> None:
-        self._areas = None
+        """Castles or walls changed anywhere: areas are computed afresh when next asked."""
+        self._area_of, self._areas = None, None
+
+    def wall_added(self, edge: Edge) -> None:
+        """`edge` has just been walled: only its area can change, and only by splitting in
+        two. When its two cells stay joined the area is kept as it was (its cells may
+        then be in another order than a fill would give them: that matters only for a
+        region, and no wall goes inside a region, RULES 5.1)."""
+        if self._area_of is None or self._joined(*edge):
+            return
+        self.walls_changed_in([self._area_of[edge[0]]])
+
+    def walls_changed_in(self, areas: Iterable[Area]) -> None:
+        """Walls were added or removed, each between two cells of `areas` (as they were
+        before): only those areas can have changed, and they are filled again, also when
+        their cells stay the same (walls cleared inside a region). So a region's cells
+        are always in the order a fill of the whole board finds them, as the engine's
+        output follows that order (the order of the walls an expansion adds)."""
+        if self._area_of is None:
+            return
+        cells = sorted({c for a in areas for c in a.cells}, key=cell_order)
+        # A new mapping, never the old one changed: copies may share the old one.
+        self._area_of, self._areas = self._filled(cells, dict(self._area_of)), None
 
     @property
     def areas(self) -> list[Area]:
+        """Every area, in the order of its first cell (row by row)."""
         if self._areas is None:
-            self._compute_areas()
-        assert self._areas is not None
+            area_of, seen, areas = self._fill(), set(), []
+            for cell in self.board.cells:
+                area = area_of[cell]
+                if id(area) not in seen:
+                    seen.add(id(area))
+                    areas.append(area)
+            self._areas = areas
         return self._areas
 
     def area_at(self, cell: Cell) -> Area:
-        areas = self.areas
-        return areas[self._area_of[cell]]
+        return self._fill()[cell]
 
-    def _compute_areas(self) -> None:
-        links = _links(self.board.width, self.board.height)
-        walls, area_of = self.walls, {}
-        areas: list[Area] = []
-        for start in self.board.cells:
-            if start in area_of:
+    def _fill(self) -> dict[Cell, Area]:
+        if self._area_of is None:
+            self._area_of = self._filled(self.board.cells, {})
+        return self._area_of
+
+    def _filled(self, cells: Iterable[Cell], area_of: dict[Cell, Area]) -> dict[Cell, Area]:
+        """`area_of` with an area filled from each of `cells` (in board order) that no
+        earlier one of them reached."""
+        done: set[Cell] = set()
+        for start in cells:
+            if start in done:
                 continue
-            index, stack, cells = len(areas), [start], [start]
-            area_of[start] = index
-            while stack:
-                for n, edge in links[stack.pop()]:
-                    if n not in area_of and edge not in walls:
-                        area_of[n] = index
-                        stack.append(n)
-                        cells.append(n)
-            castles = tuple(sorted((c for c in cells if c in self.castles), key=cell_order))
-            areas.append(Area(frozenset(cells), castles))
-        self._areas, self._area_of = areas, area_of
+            filled = self._flood(start)
+            castles = sorted((c for c in filled if c in self.castles), key=cell_order)
+            area = Area(frozenset(filled), tuple(castles))
+            for cell in filled:
+                area_of[cell] = area
+            done.update(filled)
+        return area_of
+
+    def _flood(self, start: Cell) -> list[Cell]:
+        """The cells joined to `start` with no wall between, in the order found: a fill of
+        the whole board gives each area's cells in this order, from its first cell."""
+        links, walls = _links(self.board.width, self.board.height), self.walls
+        found, stack = {start}, [start]
+        cells = [start]
+        while stack:
+            for n, edge in links[stack.pop()]:
+                if n not in found and edge not in walls:
+                    found.add(n)
+                    stack.append(n)
+                    cells.append(n)
+        return cells
+
+    def _joined(self, a: Cell, b: Cell) -> bool:
+        """Whether a path with no wall joins `a` and `b`. Searched from both ends at once,
+        breadth first: it costs a few cells round a wall in open land, and the smaller
+        piece when the wall cuts an area in two."""
+        links, walls = _links(self.board.width, self.board.height), self.walls
+        seen: tuple[set[Cell], set[Cell]] = ({a}, {b})
+        queues = (deque([a]), deque([b]))
+        while queues[0] and queues[1]:
+            for side in (0, 1):
+                for n, edge in links[queues[side].popleft()]:
+                    if edge in walls or n in seen[side]:
+                        continue
+                    if n in seen[1 - side]:
+                        return True
+                    seen[side].add(n)
+                    queues[side].append(n)
+                if not queues[side]:
+                    return False
+        return False
 
     def regions(self, colour: str | None = None) -> list[Area]:
         """Regions (areas with exactly one castle), of one colour or all, by castle."""

@@ -3,8 +3,10 @@
 One naming habit across the engine: `*_problem` returns the reason a thing is not
 allowed (a sentence a player can read) or None; `check_*` raises `IllegalMove`
 with that reason (and may return what it worked out on the way); `legal_*` lists
-what is allowed. What a submission may be in each phase of the game (on a whole
-`GameState`) is `engine.phase_rules`.
+what is allowed. Where many candidates are tested (the `legal_*` lists, the
+computer players), `*_refusal` returns the reason unworded (`Refusal`), so that
+no sentence is built that nobody reads. What a submission may be in each phase of
+the game (on a whole `GameState`) is `engine.phase_rules`.
 
 Every function that changes the position either raises `IllegalMove` before
 changing anything, or applies the whole change. With `trusted=True` it skips its
@@ -14,9 +16,10 @@ Events are appended to `log` as plain dicts (their shapes: `engine.events`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import cache
 
-from engine.board import FOREST, HILL, PLAIN, TOWN, Cell, Edge, format_cell, make_edge
+from engine.board import FOREST, HILL, PLAIN, TOWN, Board, Cell, Edge, format_cell, make_edge
 from engine.errors import IllegalMove
 from engine.events import Log
 from engine.moves import Alliance, Expand, Place, Politics
@@ -36,6 +39,16 @@ def describe(pos: Position, cell: Cell) -> str:
     """`the red knight at F7`: how messages name a piece."""
     kind, colour = pos.piece_at(cell) or ("cell", "empty")
     return f"the {colour} {kind} at {at(cell)}"
+
+
+Refusal = Callable[[], str]
+"""The sentence of a refusal, worded when called. The `legal_*` lists and the computer
+players test thousands of candidates and read none of the sentences, so the checks they
+use (`*_refusal`) return one of these; `*_problem` words it at once."""
+
+
+def words(refusal: Refusal | None) -> str | None:
+    return None if refusal is None else refusal()
 
 
 def problem_of(check: Callable[[], object]) -> str | None:
@@ -64,9 +77,11 @@ def placement_problem(pos: Position, colour: str, move: Place,
             return f"{format_cell(cell)} is taken by {describe(pos, cell)}"
     if abs(castle[0] - knight[0]) + abs(castle[1] - knight[1]) != 1:
         return f"the knight at {format_cell(knight)} must be next to its castle"
+    nearest = _nearest(_own_castles(pos, colour), castle)
+    if nearest is None or _distance(nearest, castle) >= CASTLE_DISTANCE:
+        return None  # far enough, whatever `castle_distance` allows (never more)
     need = castle_distance(pos, colour) if distance is None else distance
-    nearest = _nearest_castle(pos, colour, castle)
-    if nearest is not None and _distance(nearest, castle) < need:
+    if _distance(nearest, castle) < need:
         return (f"{format_cell(castle)} is too close to the {colour} castle at "
                 f"{format_cell(nearest)}: same-colour castles need {need - 1} cells "
                 "between them")
@@ -77,38 +92,78 @@ def _distance(a: Cell, b: Cell) -> int:
     return abs(a[0] - b[0]) + abs(a[1] - b[1])
 
 
-def _nearest_castle(pos: Position, colour: str, cell: Cell) -> Cell | None:
-    own = [c for c, owner in pos.castles.items() if owner == colour]
-    return min(own, key=lambda c: _distance(c, cell)) if own else None
+def _own_castles(pos: Position, colour: str) -> list[Cell]:
+    return [c for c, owner in pos.castles.items() if owner == colour]
+
+
+def _nearest(castles: Sequence[Cell], cell: Cell) -> Cell | None:
+    """The first of `castles` nearest to `cell` (as `min` picks it), or None."""
+    return min(castles, key=lambda c: _distance(c, cell)) if castles else None
+
+
+def _spacing(castles: Sequence[Cell], cell: Cell) -> int:
+    """Distance from `cell` to the nearest of `castles`; with none, far enough anyway."""
+    return min((_distance(c, cell) for c in castles), default=CASTLE_DISTANCE)
 
 
 def castle_distance(pos: Position, colour: str) -> int:
     """RULES 2.3 asks for 6 cells between same-colour castles. When no free cell is that
     far (it happens, rarely, to the fourth castle of a 2-player game), the castle goes
-    as far from its colour's others as any free cell allows (docs/rules-decisions.md)."""
+    as far from its colour's others as any free cell allows (docs/rules-decisions.md).
+    The scan stops at the first cell that far: mostly one of the first few."""
+    own = _own_castles(pos, colour)
     best = 0
     for castle in _castle_cells(pos):
-        nearest = _nearest_castle(pos, colour, castle)
-        best = max(best, CASTLE_DISTANCE if nearest is None else _distance(nearest, castle))
+        best = max(best, _spacing(own, castle))
         if best >= CASTLE_DISTANCE:
             return CASTLE_DISTANCE
     return best
 
 
-def _castle_cells(pos: Position) -> list[Cell]:
-    """Free plain cells with a free plain neighbour: where a castle and its knight fit."""
-    def free_plain(c: Cell) -> bool:
-        return pos.board.terrain(c) == PLAIN and pos.piece_at(c) is None
+def _castle_cells(pos: Position) -> Iterator[Cell]:
+    """Free plain cells with a free plain neighbour, in board order: where a castle and
+    its knight fit. Lazily: most callers stop at the first that does."""
+    taken = pos.castles.keys() | pos.knights.keys()
+    return (c for c, around in _plain_cells(pos.board) if c not in taken
+            and any(n not in taken for n in around))
 
-    return [c for c in pos.board.cells
-            if free_plain(c) and any(free_plain(n) for n in pos.board.neighbours(c))]
+
+@cache
+def _plain_cells(board: Board) -> tuple[tuple[Cell, tuple[Cell, ...]], ...]:
+    """Each plain cell of the board with its plain neighbours: terrain never changes."""
+    plain = {c for c in board.cells if board.terrain(c) == PLAIN}
+    return tuple((c, tuple(n for n in board.neighbours(c) if n in plain))
+                 for c in board.cells if c in plain)
+
+
+def can_place(pos: Position) -> bool:
+    """Whether a castle and its knight can be placed now, for any colour: where they fit,
+    the cell farthest from the colour's castles is as far as `castle_distance` asks."""
+    return next(_castle_cells(pos), None) is not None
 
 
 def legal_placements(pos: Position, colour: str) -> list[Place]:
+    """Every placement `placement_problem` allows, in board order."""
+    return [Place(castle, knight) for castle, knight in placement_cells(pos, colour)]
+
+
+def placement_cells(pos: Position, colour: str) -> list[tuple[Cell, Cell]]:
+    """`legal_placements` as (castle, knight) pairs, for callers that look at a few of
+    many. The castle distance is measured once, not once per pair."""
     need = castle_distance(pos, colour)
-    return [Place(castle, knight) for castle in _castle_cells(pos)
-            for knight in pos.board.neighbours(castle)
-            if placement_problem(pos, colour, Place(castle, knight), need) is None]
+    taken = pos.castles.keys() | pos.knights.keys()
+    too_close = {(x + dx, y + dy) for x, y in _own_castles(pos, colour)
+                 for dx, dy in _closer_than(need)}
+    return [(castle, knight) for castle, around in _plain_cells(pos.board)
+            if castle not in taken and castle not in too_close
+            for knight in around if knight not in taken]
+
+
+@cache
+def _closer_than(distance: int) -> tuple[tuple[int, int], ...]:
+    """The steps (dx, dy) to the cells closer than `distance` (Manhattan) to a cell."""
+    return tuple((dx, dy) for dx in range(1 - distance, distance)
+                 for dy in range(abs(dx) + 1 - distance, distance - abs(dx)))
 
 
 def place_castle(pos: Position, colour: str, move: Place) -> None:
@@ -195,15 +250,16 @@ def settle(pos: Position, log: Log) -> None:
         log.append({"kind": "founded", "owner": owner, "castle": list(area.castle),
                     "size": len(area.cells), "towns": pos.board.count(TOWN, area.cells),
                     "points": points})
-        clear_inner_walls(pos, area.cells)
+        clear_inner_walls(pos, area)
 
 
-def clear_inner_walls(pos: Position, cells: frozenset[Cell] | set[Cell]) -> None:
+def clear_inner_walls(pos: Position, region: Area) -> None:
+    cells = region.cells
     inner = {e for e in pos.walls if e[0] in cells and e[1] in cells}
     if inner:
         pos.walls -= inner
         pos.wall_supply += len(inner)
-        pos.invalidate_areas()
+        pos.walls_changed_in([region])
 
 
 # --- walls (RULES 5.1) -----------------------------------------------------------
@@ -226,14 +282,19 @@ def wall_problem(pos: Position, colour: str, edge: Edge) -> str | None:
 def edge_problem(pos: Position, edge: Edge) -> str | None:
     """The checks of RULES 5.1 that depend on the edge alone (not on the supply or on
     the player's regions, which are the same for every edge)."""
+    return words(edge_refusal(pos, edge))
+
+
+def edge_refusal(pos: Position, edge: Edge) -> Refusal | None:
     a, b = edge
     for one, other in ((a, b), (b, a)):
         if one in pos.knights and (piece := pos.piece_at(other)) and \
                 piece[1] == pos.knights[one]:
-            return f"a wall may not separate {describe(pos, one)} from {describe(pos, other)}"
+            return lambda: (f"a wall may not separate {describe(pos, one)} from "
+                            f"{describe(pos, other)}")
     area = pos.area_at(a)
     if area.is_region and b in area.cells:
-        return f"{at(a)}/{at(b)} lies inside the {pos.owner(area)} region"
+        return lambda: f"{at(a)}/{at(b)} lies inside the {pos.owner(area)} region"
     return None
 
 
@@ -243,7 +304,7 @@ def place_wall(pos: Position, colour: str, edge: Edge, log: Log, *,
         check_wall(pos, colour, edge)
     pos.walls.add(edge)
     pos.wall_supply -= 1
-    pos.invalidate_areas()
+    pos.wall_added(edge)
     log.append({"kind": "wall", "player": colour, "wall": [list(edge[0]), list(edge[1])]})
     settle(pos, log)
 
@@ -261,38 +322,49 @@ def may_place_walls(pos: Position, colour: str) -> bool:
 def legal_walls(pos: Position, colour: str) -> list[Edge]:
     if not may_place_walls(pos, colour):
         return []
-    return [e for e in pos.board.edges if e not in pos.walls and edge_problem(pos, e) is None]
+    return list(_open_edges(pos))
 
 
 def has_legal_wall(pos: Position, colour: str) -> bool:
-    return may_place_walls(pos, colour) and any(
-        e not in pos.walls and edge_problem(pos, e) is None for e in pos.board.edges)
+    return may_place_walls(pos, colour) and next(_open_edges(pos), None) is not None
+
+
+def _open_edges(pos: Position) -> Iterator[Edge]:
+    """The edges `edge_refusal` allows, in board order. It can refuse only an edge at a
+    knight or inside a region (RULES 5.1): the others need no check."""
+    suspect = pos.knights.keys() | {c for r in pos.regions() for c in r.cells}
+    return (e for e in pos.board.edges if e not in pos.walls and (
+        (e[0] not in suspect and e[1] not in suspect) or edge_refusal(pos, e) is None))
 
 
 def has_knight_cell(pos: Position, colour: str) -> bool:
-    return pos.knight_supply.get(colour, 0) > 0 and any(
-        knight_problem(pos, colour, c) is None for c in pos.board.cells)
+    return bool(legal_knight_cells(pos, colour))
 
 
 # --- knights (RULES 5.2) ---------------------------------------------------------
 
 
 def knight_problem(pos: Position, colour: str, cell: Cell) -> str | None:
+    return words(knight_refusal(pos, colour, cell))
+
+
+def knight_refusal(pos: Position, colour: str, cell: Cell) -> Refusal | None:
     if not pos.board.on_board(cell):
-        return f"{at(cell)} is not on the board"
+        return lambda: f"{at(cell)} is not on the board"
     if pos.knight_supply.get(colour, 0) <= 0:
-        return f"{colour} has no knight left in supply"
+        return lambda: f"{colour} has no knight left in supply"
     if cell in pos.castles or cell in pos.knights:
-        return f"{at(cell)} is taken by {describe(pos, cell)}"
+        return lambda: f"{at(cell)} is taken by {describe(pos, cell)}"
     terrain = pos.board.terrain(cell)
     if terrain not in (PLAIN, FOREST):
-        return f"a knight may not stand on a {'hill' if terrain == HILL else 'town'} ({at(cell)})"
+        kind = "hill" if terrain == HILL else "town"
+        return lambda: f"a knight may not stand on a {kind} ({at(cell)})"
     for n, edge in pos.links(cell):
         piece = pos.piece_at(n)
         if piece and piece[1] == colour and edge not in pos.walls:
             return None
-    return (f"{at(cell)} is not next to a {colour} knight or castle "
-            "without a wall between them")
+    return lambda: (f"{at(cell)} is not next to a {colour} knight or castle "
+                    "without a wall between them")
 
 
 def knight_fee(pos: Position, cell: Cell) -> int:
@@ -317,9 +389,14 @@ def put_knight(pos: Position, colour: str, cell: Cell, log: Log, *,
 
 
 def legal_knight_cells(pos: Position, colour: str) -> list[Cell]:
+    """In board order. Only cells next to a piece of `colour` can be legal (RULES 5.2):
+    the full check is made on those alone."""
     if pos.knight_supply.get(colour, 0) <= 0:
         return []
-    return [c for c in pos.board.cells if knight_problem(pos, colour, c) is None]
+    near = {n for cell, owner in (*pos.castles.items(), *pos.knights.items())
+            if owner == colour for n, _ in pos.links(cell)}
+    return [c for c in pos.board.cells
+            if c in near and knight_refusal(pos, colour, c) is None]
 
 
 def affordable_knight_cells(pos: Position, colour: str) -> list[Cell]:
@@ -431,10 +508,13 @@ def expand(pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell
     else:
         region, grown = check_expansion(pos, colour, castle, cells)
     victims = {a.castle: a for c in cells if (a := pos.area_at(c)).is_region}
+    # The walls that move lie inside the grown region or on its border: each between two
+    # cells of the areas that the grown region's cells are in now.
+    touched = {id(a): a for a in map(pos.area_at, grown)}
     inside, border = border_walls(pos, grown)
     pos.walls = (pos.walls - inside) | border
     pos.wall_supply += len(inside) - len(border)
-    pos.invalidate_areas()
+    pos.walls_changed_in(touched.values())
     gained = change_power(pos, colour, area_gain(pos, cells))
     log.append({"kind": "expanded", "player": colour, "castle": list(region.castle),
                 "cells": [list(c) for c in cells], "points": gained})

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from engine.ai import PLAYERS
-from engine.game import GameState, new_game, submit
+from engine.game import GameState, new_game
 from engine.moves import Submission
 from engine.position import COLOURS
 from engine.setup import SETUPS, Settings
@@ -71,8 +71,7 @@ def play(settings: Settings, ai: str = "random", ai_seed: object = 0) -> tuple[G
         if len(record) >= MAX_SUBMISSIONS:
             raise GameDidNotEnd(f"seed {settings.seed}: {len(record)} submissions, no end")
         player = state.phase.waiting[0]
-        move = seats[player].choose(state, player)
-        state, _ = submit(state, player, move)
+        move, state, _ = seats[player].play(state, player)
         record.append((player, move))
     return state, record
 

@@ -7,7 +7,7 @@ them. `engine.game` re-exports `GameState` and `Phase`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from engine.moves import Bid, Choice, Decide
 from engine.position import Position
@@ -30,7 +30,9 @@ class Phase:
     pile: int | None = None  # crown: the politics pile looked through (1 or 2)
 
     def copy(self) -> Phase:
-        return replace(self, waiting=list(self.waiting), contenders=list(self.contenders))
+        # Spelt out: `dataclasses.replace` costs more than the rest of a simple move.
+        return Phase(self.kind, list(self.waiting), self.action, list(self.contenders),
+                     self.offer, self.round, self.colour, self.pile)
 
 
 @dataclass
@@ -53,9 +55,12 @@ class GameState:
     winners: list[str] = field(default_factory=list)
 
     def copy(self) -> GameState:
-        return replace(
-            self, pos=self.pos.copy(), deck=list(self.deck),
-            piles=[list(p) for p in self.piles], phase=self.phase.copy(),
+        """A state that shares nothing mutable with this one (every field: a test holds
+        it to that)."""
+        return GameState(
+            settings=self.settings, pos=self.pos.copy(), start=self.start,
+            deck=list(self.deck), piles=[list(p) for p in self.piles],
+            phase=self.phase.copy(), turn=self.turn, card=self.card, slot=self.slot,
             placements=list(self.placements), decisions=dict(self.decisions),
             sealed=dict(self.sealed), discard=list(self.discard), winners=list(self.winners),
         )
