@@ -157,10 +157,11 @@ def cmd_run(extra: list[str]) -> None:
     stop_on_sigterm()
     worker = server = None
     try:
-        # --beat: the sweeper (deadlines, reminders, email retries) runs every minute.
+        # --beat: the sweeper (deadlines, reminders, email retries) runs every minute. The
+        # resolve queue is taken in turn with the others (lowenherz_site.celery: WORKERS).
         worker = start(str(PYTHON), "-m", "celery", "-A", "lowenherz_site", "--quiet", "worker",
-                       "--pool=solo", "--loglevel=warning", "--beat",
-                       "--schedule", str(var_dir() / "celerybeat-schedule"))
+                       "--pool=solo", "--loglevel=warning", "-Q", "resolve,celery,sweep",
+                       "--beat", "--schedule", str(var_dir() / "celerybeat-schedule"))
         print(BANNER.format(address=address, site_url=os.environ["SITE_URL"]), flush=True)
         print(mail_banner(), flush=True)
         server = start(str(PYTHON), "manage.py", "runserver", address)
@@ -256,7 +257,15 @@ TEST_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/lowenherz"
 TEST_REDIS_URL = "redis://127.0.0.1:6379/15"
 
 
-COMMANDS = {"run": cmd_run, "test": cmd_test}
+def cmd_bench(extra: list[str]) -> None:
+    """The benchmark suite (bench/), on PostgreSQL and Redis: a table, bench/latest.json."""
+    ensure_services()
+    os.environ.setdefault("DATABASE_URL", TEST_DATABASE_URL)
+    os.environ.setdefault("REDIS_URL", TEST_REDIS_URL)
+    run(str(PYTHON), "-m", "bench", *extra)
+
+
+COMMANDS = {"run": cmd_run, "test": cmd_test, "bench": cmd_bench}
 
 
 def main() -> None:

@@ -4,11 +4,16 @@ two things people do about deadlines (the creator extends one; a person takes th
 seat back from the computer standing in).
 
 Deadlines are never ETA tasks (they can be days long): they are `Game.deadline` and
-`Reminder.due_at`, both indexed, swept every minute. Every step may run in two sweeps at
-once and acts once: a game is changed only under its row lock, taken with
-`skip_locked` (another sweep, or a resolve, holding it means the game is being dealt
-with; the next sweep looks again), and reminders are claimed the same way, a seat at a
-time.
+`Reminder.due_at`, both indexed, swept every minute. Every query of the sweep goes
+through an index that holds only what may be due (running games by deadline, paused
+games, people away, games owed work, unsent reminders, emails due), so a sweep costs what
+is due, not what is running (issue 11). The reminders are armed where a deadline is set
+or moved, in its transaction (`services.deadline_set`, received by `games.mail.notify`):
+here when an absence ends or extends it, the creator extends it, or a person takes their
+seat back from the computer. Every step may run in two sweeps at once and acts once: a
+game is changed only under its row lock, taken with `skip_locked` (another sweep, or a
+resolve, holding it means the game is being dealt with; the next sweep looks again), and
+reminders are claimed the same way, a seat at a time.
 
 Decisions:
 - A pause for an absence sets the deadline aside: `deadline` is None while paused, and
@@ -114,11 +119,14 @@ def _in_waiting_order(game: Game, seats: Iterable[Seat]) -> list[Seat]:
 
 
 def settle_absences(now: datetime) -> None:
-    away_users = Notifications.objects.filter(away_q(now)).values("user_id")
-    games = (Game.objects.filter(status=Game.Status.RUNNING)
-             .filter(Q(paused=True) | Q(seats__user__in=away_users))
-             .values_list("pk", flat=True).distinct())
-    each(games, _settle_absence, now)
+    """The running games paused for an absence (to resume) and those seating a person
+    away now (to pause or extend): two indexed lookups (`game_paused`; the people away
+    through `notifications_away`, then their seats), never a scan of the running games."""
+    paused = Game.objects.filter(status=Game.Status.RUNNING, paused=True)
+    away = Seat.objects.filter(game__status=Game.Status.RUNNING, user__in=Notifications.objects
+                               .filter(away_q(now)).values("user_id"))
+    games = {*paused.values_list("pk", flat=True), *away.values_list("game_id", flat=True)}
+    each(sorted(games), _settle_absence, now)
 
 
 def _settle_absence(game_id: int, now: datetime) -> None:
@@ -160,6 +168,7 @@ def _resume(game: Game, now: datetime) -> None:
     game.paused = False
     game.save(update_fields=["paused", "deadline"])
     _note(game, "resumed", deadline=game.deadline.isoformat())
+    services.deadline_set.send(sender=Game, game=game, now=now)
 
 
 def _extend_for_absence(game: Game, away: list[Seat], now: datetime) -> None:
@@ -172,6 +181,7 @@ def _extend_for_absence(game: Game, away: list[Seat], now: datetime) -> None:
         return
     game.deadline = target
     game.save(update_fields=["deadline"])
+    services.deadline_set.send(sender=Game, game=game, now=now)
     event = _note(game, "deadline_extended", players=[s.colour for s in away], reason="away",
                   deadline=target.isoformat())
     deadline_extended.send(sender=Game, game=game, event=event, by=None)
@@ -238,8 +248,10 @@ def extend_deadline(game_id: int, user: User, hours: int) -> Game:
             raise GameError("this game is not running")
         if game.deadline is None:
             raise GameError("the game is paused: its deadline is set aside until it resumes")
-        game.deadline = max(game.deadline, timezone.now()) + timedelta(hours=hours)
+        now = timezone.now()
+        game.deadline = max(game.deadline, now) + timedelta(hours=hours)
         game.save(update_fields=["deadline"])
+        services.deadline_set.send(sender=Game, game=game, now=now)
         # Who extended it (the creator's colour, if they still hold a seat) and until when.
         seat = game.seats.filter(user=user).first()
         event = _note(game, "deadline_extended", hours=hours, reason="creator",
@@ -262,4 +274,6 @@ def take_seat_back(game_id: int, user: User) -> Seat:
         seat.standin, seat.missed_deadlines = False, 0
         seat.save(update_fields=["standin", "missed_deadlines"])
         _note(game, "seat_taken_back", player=seat.colour)
+        if game.deadline is not None:  # the person is reminded before it again
+            services.deadline_set.send(sender=Game, game=game, now=timezone.now())
     return seat

@@ -106,6 +106,10 @@ class Game(models.Model):
                          condition=Q(status="running")),
             models.Index(fields=["work_due_since"], name="game_work_due",
                          condition=Q(work_due_since__isnull=False)),
+            # The sweep's absences step (games.deadlines.settle_absences): the running
+            # games paused for an absence, without reading the others.
+            models.Index(fields=["id"], name="game_paused",
+                         condition=Q(status="running", paused=True)),
         ]
 
     def __str__(self) -> str:
@@ -332,6 +336,14 @@ class Notifications(models.Model):
     away_until = models.DateTimeField(null=True, blank=True)
     messages = models.CharField(max_length=5, choices=MessageEmails.choices,
                                 default=MessageEmails.NEXT)
+
+    class Meta:
+        indexes = [
+            # The sweep's absences step: the people with an absence booked (then their
+            # seats, by user), not every person's preferences.
+            models.Index(fields=["away_until"], name="notifications_away",
+                         condition=Q(away_until__isnull=False)),
+        ]
 
 
 PHASE_EMAILS = ("results", "your_turn", "game_over")  # once per person and phase

@@ -42,6 +42,10 @@ MAX_DEADLINE_HOURS = 720
 phase_ready = Signal()  # game_id, phase_number: every awaited submission is in
 phase_began = Signal()  # game_id, phase_number: a new phase (or the end) to tell about
 computer_awaited = Signal()  # game_id, phase_number, seat_id: a computer's move is wanted
+# Sent inside the transaction, under the game's row lock: game (its new deadline saved),
+# now. A deadline was set or moved (or who it reminds changed, games.deadlines): the
+# reminders before it are armed then (games.mail.notify), never by scanning every game.
+deadline_set = Signal()
 
 
 class GameError(ValueError):
@@ -438,6 +442,8 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
     if new_phase:  # its emails are owed now, at least (games.recovery)
         game.work_due_since = timezone.now()
     game.save()
+    if new_phase and game.deadline is not None:
+        deadline_set.send(sender=Game, game=game, now=timezone.now())
     _save_events(game, log)
     if new_phase:
         Snapshot.objects.create(

@@ -87,8 +87,7 @@ def sweep_once(now: datetime | None = None) -> None:
     recovery.recover(now)
     deadlines.settle_absences(now)
     deadlines.pass_deadlines(now)
-    notify.arm_reminders(now)
-    notify.send_reminders(now)
+    notify.send_reminders(now)  # armed where deadlines are set, never by scanning games
     notify.flush_due(now)  # owed news and confirmations that may not wait longer
     outbox.send_due(now)
 
@@ -126,9 +125,16 @@ def _apply(task: Task, args: tuple[int, ...], countdown: float | None) -> None:
 
 
 def _declare_queue(task: Task) -> None:
-    name = task.app.conf.task_default_queue
+    name = queue_of(task)
     with task.app.connection_for_write() as connection:
         Queue(name, routing_key=name).bind(connection.default_channel).declare()
+
+
+def queue_of(task: Task) -> str:
+    """The queue the task is routed to (`resolve_phase`: the resolve queue, see
+    lowenherz_site.celery), as `apply_async` routes it."""
+    queue = task.app.amqp.router.route({}, task.name, (), {}).get("queue")
+    return str(getattr(queue, "name", queue) or task.app.conf.task_default_queue)
 
 
 @receiver(services.phase_ready, dispatch_uid="games.tasks.resolve")

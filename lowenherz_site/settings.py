@@ -281,10 +281,13 @@ else:
     }
 CELERY_TASK_IGNORE_RESULT = True
 # The beat's work has a queue of its own, which every worker also takes from: the
-# recovery pass must not wait behind the backlog it is there to recover.
-CELERY_TASK_QUEUES = (Queue("celery"), Queue("sweep"))
-CELERY_TASK_ROUTES = {"games.tasks.sweep": {"queue": "sweep"},
-                      "games.tasks.send_digests": {"queue": "sweep"}}
+# recovery pass must not wait behind the backlog it is there to recover. Resolving a phase
+# has one too (lowenherz_site.celery: route_task, WORKERS): a resolve never waits behind
+# the backlog of emails and computers' moves.
+CELERY_TASK_QUEUES = (Queue("celery"), Queue("sweep"), Queue("resolve"))
+CELERY_TASK_ROUTES = ("lowenherz_site.celery.route_task",
+                      {"games.tasks.sweep": {"queue": "sweep"},
+                       "games.tasks.send_digests": {"queue": "sweep"}})
 CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT_SECONDS
 # Every task is acknowledged after it ran (games.tasks): a worker holds one message at a
 # time, so that a crash leaves one message to redeliver, not a prefetched batch.

@@ -52,7 +52,7 @@ Names = dict[str, str]
 TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by itself
 EVENTS_SHOWN = 12
 NEWS_SHOWN = 40  # lines of "what happened since our last email"; the game page has the rest
-NEWS_PHASES = 60  # phases looked through for them (one query each)
+NEWS_PHASES = 60  # phases looked through for them (in one query)
 KIND_HEADER = "X-Lowenherz-Kind"
 # The emails of a game's play: one thread per game in the players' mail clients (one
 # subject, and In-Reply-To / References the game's root `Game.mail_thread`).
@@ -71,13 +71,15 @@ SIGNATURE = "\n-- \n"  # the footer's delimiter (mail clients and the reply pars
 
 
 def your_turn(game: Game, seat: Seat, *, since: int | None = None,
-              confirmations: Sequence[str] = ()) -> OutgoingEmail | None:
+              confirmations: Sequence[str] = (),
+              shown: Presentation | None = None) -> OutgoingEmail | None:
     """'The game waits for you': what is asked, the state as text, a magic link; with
     what happened after phase `since` (None: the last few events) and the confirmations
-    of moves by email that ride in it (games.mail.notify folds them in)."""
+    of moves by email that ride in it (games.mail.notify folds them in). `shown`: the
+    reader's presentation, if the caller has it already (computed once per phase)."""
     if not _can_mail(seat.user, "your_turn"):
         return None
-    context = {**_ask_context(game, seat, since), "confirmations": list(confirmations)}
+    context = {**_ask_context(game, seat, since, shown), "confirmations": list(confirmations)}
     return _send("your_turn", seat.user, context, game=game, seat=seat,
                  reply_to=tokens.reply_address(seat, game.phase_number),
                  phase=game.phase_number,
@@ -86,13 +88,14 @@ def your_turn(game: Game, seat: Seat, *, since: int | None = None,
 
 def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | None = None,
             upto: int | None = None, confirmations: Sequence[str] = (),
-            hold_until: datetime | None = None, reply_to: str = "") -> OutgoingEmail | None:
+            hold_until: datetime | None = None, reply_to: str = "",
+            shown: Presentation | None = None) -> OutgoingEmail | None:
     """What a phase revealed: decisions, duels, scores. `since`/`upto`: what happened in
     the phases after `since` up to `upto`, in one email (phase_number None: several
     phases, told by notify); `hold_until`: held for the person's next email."""
     if not _can_mail(seat.user, "results"):
         return None
-    shown = present(game, seat)
+    shown = shown or present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a running game has a state"
     last = upto if upto is not None else phase_number or game.phase_number
@@ -149,8 +152,11 @@ def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
     NEWS_SHOWN lines (the newest), looked for in at most NEWS_PHASES phases."""
     found: list[str] = []
     first = max(since + 1, upto - NEWS_PHASES + 1)
+    rows: dict[int, list[Event]] = {}  # one query for the phases; worded only as needed
+    for row in shown.visible_events().filter(phase_number__gte=first, phase_number__lte=upto):
+        rows.setdefault(row.phase_number, []).append(row)
     for number in range(upto, first - 1, -1):
-        found = news(shown.events(phase_number=number)) + found
+        found = news([shown.line(e) for e in rows.get(number, [])]) + found
         if len(found) >= NEWS_SHOWN:
             break
     cut = len(found) > NEWS_SHOWN or (len(found) >= NEWS_SHOWN and number > since + 1) \
@@ -170,12 +176,13 @@ def reminder(game: Game, seat: Seat) -> None:
 
 
 def game_over(game: Game, seat: Seat, *, since: int | None = None,
-              confirmations: Sequence[str] = ()) -> OutgoingEmail | None:
+              confirmations: Sequence[str] = (),
+              shown: Presentation | None = None) -> OutgoingEmail | None:
     """Final scores and a link to the archive; with how it ended: what happened after
     phase `since` (None: in the last phase)."""
     if not _can_mail(seat.user, "game_over"):
         return None
-    shown = present(game, seat)
+    shown = shown or present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a finished game has a state"
     events = news(shown.events(phase_number=game.phase_number)) if since is None \
@@ -395,11 +402,12 @@ def _game_context(game: Game, user: User | None) -> dict[str, Any]:
             "game_url": settings.SITE_URL + reverse("game", args=[game.pk])}
 
 
-def _ask_context(game: Game, seat: Seat, since: int | None = None) -> dict[str, Any]:
+def _ask_context(game: Game, seat: Seat, since: int | None = None,
+                 shown: Presentation | None = None) -> dict[str, Any]:
     """Everything a player needs to move without opening the site: what is asked, the
     board, their hand, the scores, what happened (after phase `since`, or the last few
     events), the deadline, a link and a reply."""
-    shown = present(game, seat)
+    shown = shown or present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a running game has a state"
     return {

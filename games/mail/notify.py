@@ -23,14 +23,20 @@ the game's `notified_phase` says which phases are told, under the game's row loc
 an email already in the outbox for the same kind, person, game and phase is not queued
 again (the unique constraint `one_email_per_phase` stands behind that check).
 
-Reminders (every minute, from the sweeper):
+Reminders (armed where a deadline is set or moved; sent by the sweeper, every minute):
+- A reminder is armed (a Reminder row) in the transaction that sets or moves a deadline
+  (`services.deadline_set`: a new phase, an absence ending or extending it, the creator
+  extending it, a seat taken back from the computer), when a person mutes or unmutes the
+  game, and when they choose other hours. The sweep only sends the rows due, through the
+  partial index `reminder_due`: it never scans the running games (issue 11).
 - A reminder is armed only while it is still ahead: one whose time has passed when its
   deadline is set (a 24 h reminder for a 12 h deadline) is not sent. The "waits for you"
   email has just said the same thing.
-- Reminder rows key on the deadline, so a moved deadline arms new rows; rows for a
-  deadline that moved, a phase that is over or a seat that has submitted are deleted
-  when they come due, unsent. Several due at once for one seat (the sweeper was down)
-  make one email. Reminders are held while the person is away (`deadlines.is_away`).
+- Reminder rows key on the deadline, so a moved deadline arms new rows (and deletes the
+  old ones not due yet); rows for a deadline that moved, a phase that is over, an hour no
+  longer chosen or a seat that has submitted are deleted when they come due, unsent.
+  Several due at once for one seat (the sweeper was down) make one email. Reminders are
+  held while the person is away (`deadlines.is_away`).
 
 Daily digests (hourly): the non-urgent emails the outbox held for people who chose the
 digest, in one email at DIGEST_HOUR in their time zone.
@@ -39,19 +45,20 @@ digest, in one email at DIGEST_HOUR in their time zone.
 from __future__ import annotations
 
 import zoneinfo
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Max, OuterRef, Q
+from django.db.models import Max, Prefetch, Q
+from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
 
 from games import chat
-from games.deadlines import each, is_away, is_person, submitted
+from games.deadlines import each, is_away, is_person
 from games.mail import compose, outbox
 from games.mail.outbox import Status
 from games.models import (
@@ -64,8 +71,8 @@ from games.models import (
     Reminder,
     Seat,
 )
-from games.presenter import present
-from games.services import MAX_DEADLINE_HOURS, keep_due
+from games.presenter import Presentation, present
+from games.services import MAX_DEADLINE_HOURS, deadline_set, keep_due
 
 DEFAULT_REMINDER_HOURS = (24, 2)
 BATCH = 500  # reminders claimed per sweep; the rest wait a minute
@@ -74,54 +81,70 @@ DIGEST_HOUR = 7  # the daily digest leaves at 07:00 in the person's time zone
 
 def phase_changed(game_id: int, phase_number: int) -> None:
     """Queue the emails of every phase up to `phase_number` not told yet (a lost task for
-    an earlier phase is folded into a later one), then record it in the game's row."""
+    an earlier phase is folded into a later one), then record it in the game's row.
+
+    Each person's view of the game (`present`) is computed once, for all the phases told
+    and every email of them; the seats come with their people in one query, and which
+    emails of a phase are in the outbox already in one query per phase."""
     with transaction.atomic():
         # The game's row lock makes twin runs take turns: the second finds the phase told.
-        game = Game.objects.select_for_update().get(pk=game_id)
+        game = (Game.objects.select_for_update()
+                .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related(
+                    "user__profile", "user__notifications").order_by("position")))
+                .get(pk=game_id))
         if phase_number <= game.notified_phase or phase_number > game.phase_number:
             return  # told already (a redelivered or recovered task), or not yet begun
-        people = list(game.seats.filter(user__isnull=False, is_computer=False)
-                      .select_related("user__profile"))
+        people = [s for s in game.seats.all() if s.user_id is not None and not s.is_computer]
+        shown = {seat.pk: present(game, seat) for seat in people}
         for number in range(game.notified_phase + 1, phase_number + 1):
-            _tell(game, people, number)
+            _tell(game, people, number, shown)
         game.notified_phase = phase_number
         game.save(update_fields=["notified_phase"])
         keep_due(game, progressed=False)
 
 
-def _tell(game: Game, people: list[Seat], phase_number: int) -> None:
+def _tell(game: Game, people: list[Seat], phase_number: int,
+          shown: dict[int, Presentation]) -> None:
     final = game.is_finished and phase_number == game.phase_number
     current = game.status == Game.Status.RUNNING and phase_number == game.phase_number
+    queued = set(OutgoingEmail.objects.filter(game=game, phase_number=phase_number)
+                 .values_list("kind", "user_id"))
     for seat in people:
         if final:
-            _tell_now(game, seat, phase_number, "game_over", compose.game_over)
+            _tell_now(game, seat, phase_number, "game_over", compose.game_over, queued,
+                      shown[seat.pk])
         elif seat.mail_muted:
             continue  # nothing but the final scores
         elif current and seat.colour in game.waiting and not seat.standin:
             outbox.supersede_asks(seat.user, game, phase_number)
-            _tell_now(game, seat, phase_number, "your_turn", compose.your_turn)
+            _tell_now(game, seat, phase_number, "your_turn", compose.your_turn, queued,
+                      shown[seat.pk])
         else:
-            _owe_results(game, seat, phase_number)
+            _owe_results(game, seat, phase_number, queued, shown[seat.pk])
 
 
 def _tell_now(game: Game, seat: Seat, phase_number: int, kind: str,
-              write: Callable[..., OutgoingEmail | None]) -> None:
-    """One email of this phase, with everything owed to the person folded in."""
-    if is_queued(kind, seat, game, phase_number):
+              write: Callable[..., OutgoingEmail | None],
+              queued: set[tuple[str, int]], shown: Presentation) -> None:
+    """One email of this phase, with everything owed to the person folded in. `queued`:
+    the (kind, user) of the phase's emails in the outbox already (`is_queued`, for all)."""
+    if (kind, seat.user_id) in queued:
         return
     owed = outbox.held(seat.user, game)
     email = write(game, seat, since=told_up_to(seat, game),
-                  confirmations=[e.summary for e in owed if e.kind == "move_accepted"])
+                  confirmations=[e.summary for e in owed if e.kind == "move_accepted"],
+                  shown=shown)
     if email is not None:
         outbox.fold(owed, email)
 
 
-def _owe_results(game: Game, seat: Seat, phase_number: int) -> None:
-    if not compose.news(present(game, seat).events(phase_number=phase_number)):
+def _owe_results(game: Game, seat: Seat, phase_number: int, queued: set[tuple[str, int]],
+                 shown: Presentation) -> None:
+    if not compose.news(shown.events(phase_number=phase_number)):
         return  # nothing happened but "X has decided"
-    if not is_queued("results", seat, game, phase_number):
+    if ("results", seat.user_id) not in queued:
         hold = timezone.now() + timedelta(seconds=settings.EMAIL_RESULTS_HOLD_SECONDS)
-        compose.results(game, seat, phase_number, hold_until=hold)
+        compose.results(game, seat, phase_number, hold_until=hold, shown=shown)
 
 
 def told_up_to(seat: Seat, game: Game) -> int:
@@ -204,36 +227,81 @@ def reminder_hours(chosen: object) -> list[int]:
     return sorted(hours or DEFAULT_REMINDER_HOURS, reverse=True)
 
 
-def arm_reminders(now: datetime) -> None:
-    """A Reminder row for each (awaited person, deadline, hour) still ahead."""
-    wanted = [Reminder(seat_id=row["pk"], phase_number=row["game__phase_number"],
-                       deadline=row["game__deadline"], hours_before=hours,
-                       due_at=row["game__deadline"] - timedelta(hours=hours))
-              for row in _seats_to_remind(now)
-              for hours in reminder_hours(row["user__notifications__reminder_hours"])]
-    wanted = [r for r in wanted if r.due_at > now]
-    known = set(Reminder.objects.filter(seat_id__in={r.seat_id for r in wanted},
-                                        deadline__gt=now)
-                .values_list("seat_id", "phase_number", "deadline", "hours_before"))
-    Reminder.objects.bulk_create(  # a concurrent sweep's same rows: the unique key drops them
-        [r for r in wanted if (r.seat_id, r.phase_number, r.deadline, r.hours_before)
-         not in known], ignore_conflicts=True)
+@receiver(deadline_set, dispatch_uid="games.mail.notify.deadline_set")
+def _deadline_set(sender: Any, game: Game, now: datetime, **kwargs: Any) -> None:
+    """A deadline set or moved (services, games.deadlines), under the game's row lock and
+    in the transaction that saved it: its reminders are armed in that same commit."""
+    arm_reminders(now, game)
 
 
-def _seats_to_remind(now: datetime) -> list[Mapping[str, Any]]:
-    rows = (Seat.objects
-            .filter(game__status=Game.Status.RUNNING, game__paused=False,
-                    game__deadline__gt=now, is_computer=False, standin=False,
-                    user__isnull=False, mail_muted=False)
-            .filter(~submitted(OuterRef("pk"), OuterRef("game__phase_number")))
-            .values("pk", "colour", "game__waiting", "game__phase_number", "game__deadline",
-                    "user__notifications__reminder_hours"))
-    return [row for row in rows if row["colour"] in row["game__waiting"]]
+@receiver(post_save, sender=Notifications, dispatch_uid="games.mail.notify.reminder_hours")
+def _hours_chosen(sender: Any, instance: Notifications, update_fields: Any = None,
+                  **kwargs: Any) -> None:
+    """A person chose other hours: their reminders before the deadlines running now follow
+    (each game under its row lock, as a deadline moving takes it)."""
+    if update_fields is None or "reminder_hours" in update_fields:
+        games = (Seat.objects.filter(user=instance.user_id, game__status=Game.Status.RUNNING)
+                 .order_by("game_id").values_list("game_id", flat=True))
+        for game_id in list(games):
+            _arm_locked(game_id, timezone.now())
+
+
+def arm_reminders(now: datetime, game: Game | None = None) -> None:
+    """A Reminder row for each (awaited person, deadline, hour) still ahead, of `game` (its
+    row locked by the caller, in the transaction that set or moved its deadline), or,
+    without one, of every running game, each under its row lock (a repair, run by hand:
+    the sweep never scans the games). Rows not yet due that the game's deadline no longer
+    wants (another deadline, phase or hour; a seat a computer plays now, or muted) are
+    deleted at once; those due already are the sweep's to judge (`_reminding`)."""
+    if game is None:
+        running = Game.objects.filter(status=Game.Status.RUNNING, deadline__isnull=False)
+        for game_id in list(running.order_by("pk").values_list("pk", flat=True)):
+            _arm_locked(game_id, now)
+        return
+    wanted = {(r.seat_id, r.phase_number, r.deadline, r.hours_before): r
+              for seat_id, chosen in _seats_to_remind(game, now)
+              for r in _reminders(game, seat_id, chosen) if r.due_at > now}
+    unsent = Reminder.objects.filter(seat__game=game, sent_at__isnull=True, due_at__gt=now)
+    stale = [pk for pk, *key in unsent.values_list("pk", "seat_id", "phase_number", "deadline",
+                                                   "hours_before")
+             if tuple(key) not in wanted]
+    if stale:
+        Reminder.objects.filter(pk__in=stale, sent_at__isnull=True).delete()
+    # Armed twice (a repair beside a deadline moving): the unique key drops the second.
+    Reminder.objects.bulk_create(wanted.values(), ignore_conflicts=True)
+
+
+def _arm_locked(game_id: int, now: datetime) -> None:
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is not None:
+            arm_reminders(now, game)
+
+
+def _reminders(game: Game, seat_id: int, chosen: object) -> list[Reminder]:
+    deadline = game.deadline
+    assert deadline is not None  # _seats_to_remind: a deadline ahead
+    return [Reminder(seat_id=seat_id, phase_number=game.phase_number, deadline=deadline,
+                     hours_before=hours, due_at=deadline - timedelta(hours=hours))
+            for hours in reminder_hours(chosen)]
+
+
+def _seats_to_remind(game: Game, now: datetime) -> list[tuple[int, object]]:
+    """(seat id, chosen hours) of the seats a person plays that the game awaits before a
+    deadline still ahead. Whether they have submitted, are away or the game is paused is
+    judged when a reminder is due."""
+    if game.status != Game.Status.RUNNING or game.deadline is None or game.deadline <= now:
+        return []
+    return list(game.seats.filter(colour__in=game.waiting, is_computer=False, standin=False,
+                                  user__isnull=False, mail_muted=False)
+                .values_list("pk", "user__notifications__reminder_hours"))
 
 
 def send_reminders(now: datetime) -> None:
+    """Every sweep: the seats with a reminder due (the partial index `reminder_due` holds
+    only the unsent rows: the cost grows with what is due, not with the running games)."""
     due = Reminder.objects.filter(due_at__lte=now, sent_at__isnull=True)
-    each(set(due.values_list("seat_id", flat=True)[:BATCH]), _remind, now)
+    each(set(due.order_by("due_at").values_list("seat_id", flat=True)[:BATCH]), _remind, now)
 
 
 def _remind(seat_id: int, now: datetime) -> None:
@@ -252,14 +320,16 @@ def _remind(seat_id: int, now: datetime) -> None:
 
 
 def _reminding(seat: Seat, now: datetime) -> dict[str, Any]:
-    """The phase and deadline a reminder to the seat is for now (none: {"pk": None})."""
+    """The phase, deadline and hours a reminder to the seat is for now (none: {"pk": None})."""
     game = seat.game
     if (game.status != Game.Status.RUNNING or game.paused or game.deadline is None
             or now >= game.deadline or seat.colour not in game.waiting or not is_person(seat)
             or seat.mail_muted
             or seat.pending.filter(phase_number=game.phase_number).exists()):
         return {"pk": None}
-    return {"phase_number": game.phase_number, "deadline": game.deadline}
+    chosen = getattr(seat.user, "notifications", None)
+    return {"phase_number": game.phase_number, "deadline": game.deadline,
+            "hours_before__in": reminder_hours(chosen.reminder_hours if chosen else None)}
 
 
 # --- the daily digest ------------------------------------------------------------------------
@@ -313,6 +383,7 @@ def set_muted(seat: Seat, muted: bool) -> None:
         Seat.objects.filter(pk=seat.pk).update(mail_muted=muted)
         if muted:
             outbox.fold([e for e in outbox.held(seat.user, game) if e.kind == "results"], None)
+        arm_reminders(timezone.now(), game)  # muted: none; unmuted: those still ahead
 
 
 # --- the table's messages ----------------------------------------------------------------------

@@ -13,6 +13,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -20,6 +21,7 @@ from django.contrib.auth.models import AnonymousUser, User
 from django.db import connection
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 
 from engine import game as engine
 from engine.ai import RandomPlayer
@@ -153,6 +155,18 @@ def at_once(count: int, act: Callable[[], object]) -> None:
     for thread in threads:
         thread.join(timeout=60)
     assert not errors
+
+
+@contextmanager
+def at(moment: datetime) -> Iterator[None]:
+    """What a person or a worker does now happens at `moment` on the sweeps' clock: the
+    reminders a deadline arms count from when it was set (games.mail.notify)."""
+    real = timezone.now
+    timezone.now = lambda: moment
+    try:
+        yield
+    finally:
+        timezone.now = real
 
 
 def slowly(function: Callable, seconds: float = 0.3) -> Callable:
@@ -437,7 +451,8 @@ def test_a_deadline_moved_after_a_reminder_re_arms_it(game, alice, reminded):
     sweep(now=deadline - 30 * HOUR)
     sweep(now=deadline - 2 * HOUR)
     assert sorted(reminded) == ["lilac", "ochre", "red"]
-    assert deadlines.extend_deadline(game.pk, alice, 3).deadline == deadline + 3 * HOUR
+    with at(deadline - 90 * MINUTE):  # between the sweeps: the new 24 h reminder is past
+        assert deadlines.extend_deadline(game.pk, alice, 3).deadline == deadline + 3 * HOUR
     sweep(now=deadline - HOUR)
     assert len(reminded) == 3
     sweep(now=deadline + HOUR)  # 2 h before the new deadline, past the old one
@@ -449,7 +464,8 @@ def test_no_reminder_for_a_phase_that_is_over(game, reminded):
     sweep(now=game.deadline - 30 * HOUR)
     for colour in ("red", "ochre", "lilac"):
         decide(game, colour)
-    services.resolve(game.pk, game.phase_number)
+    with at(game.deadline - 90 * MINUTE):  # the next phase's deadline counts from here
+        services.resolve(game.pk, game.phase_number)
     sweep(now=game.deadline - HOUR)  # the old phase's reminders are due, and moot
     assert reminded == []
     assert not Reminder.objects.filter(phase_number=game.phase_number).exists()

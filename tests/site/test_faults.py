@@ -44,6 +44,7 @@ from engine.game import replay
 from engine.notation import format_move, parse_move
 from engine.serialize import move_from_json
 from games import services
+from games.mail import notify
 from games.models import Event, Game, OutgoingEmail, PendingSubmission, RecordEntry, Seat
 from tests.site.cluster import (
     FAST,
@@ -329,9 +330,11 @@ def test_two_beats_at_once_act_once(cluster, alice, bob, charlie, mailbox, monke
     cluster.worker("worker-1"), cluster.worker("worker-2")
     cluster.beat("beat-1"), cluster.beat("beat-2")
     Game.objects.filter(pk=defaulted.pk).update(deadline=timezone.now() - timedelta(minutes=1))
-    # The 2-hour reminder is armed by the next sweeps and comes due five seconds from now.
+    # The 2-hour reminder, armed where a deadline is set (here by hand, so armed as the
+    # site arms it), comes due five seconds from now.
     Game.objects.filter(pk=reminded.pk).update(
         deadline=timezone.now() + timedelta(hours=2, seconds=5))
+    notify.arm_reminders(timezone.now(), fresh(reminded))
     with monkeypatch.context() as patch:
         patch.setattr(services, "_dispatch_resolve", lambda *args: None)  # lost
         lost_number = submit_all(lost)
