@@ -8,11 +8,19 @@ field it is legal (`data-legal="knight"`, the kinds of `TARGET_KINDS`); the form
 say which kind they fill (`data-board-kind`, games.play_forms), and games/static/games/
 board.js marks "legal" only the targets of the focused field's kind. Before any script
 runs, the targets of the form's default field (`default_kind`) are marked "legal".
+
+What depends only on the terrain (its cells, the rim and its coordinates, the click
+targets' shapes and names) is drawn once per layout and kept in this process
+(`_layout`, a few dozen layouts at most): the terrain is public and the same for every
+viewer. Everything a viewer's view decides (regions, walls, pieces, alliances, which
+targets are legal) is drawn for each request.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 from typing import Any
 
@@ -55,23 +63,80 @@ def render_board(v: View, interactive: bool = False,
     """The board of view `v` as one `<svg>` element, with the DOM id `element_id`."""
     rows: list[str] = v["board"]
     width, height = len(rows[0]), len(rows)
-    parts = [_open_svg(width, height, interactive, element_id), _DEFS]
-    parts += _terrain(rows)
+    layout = _layout(tuple(rows))
+    parts = [_open_svg(width, height, interactive, element_id), _DEFS, layout.terrain]
     parts += _regions(v.get("regions", []))
     parts += _neutral_zones(v.get("neutral_zones", []))
     parts += _walls(v.get("walls", []))
-    parts.append(_frame(width, height))
-    parts += _coordinates(width, height)
+    parts.append(layout.rim)
     parts += _alliances(v.get("alliances", []), v.get("regions", []))
     parts += _pieces(v.get("castles", []), "castle")
     parts += _pieces(v.get("knights", []), "knight")
     if interactive:
         ask = v.get("ask")
         default = default_kind(ask)
-        parts += _cell_targets(rows, _cell_kinds(ask), default)
-        parts += _edge_targets(width, height, _legal_edges(ask), default)
+        parts += _marked_targets(layout.cells, "cell-targets", "cell", _cell_kinds(ask),
+                                 default)
+        walls = {edge: [WALL] for edge in _legal_edges(ask)}
+        parts += _marked_targets(layout.edges, "edge-targets", "edge", walls, default)
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+# --- what depends on the terrain alone, drawn once per layout ------------------------------
+
+LAYOUTS_KEPT = 32  # layouts drawn and kept per process (a variable setup: one per game)
+
+
+@dataclass(frozen=True)
+class _Target:
+    """A click target drawn but for its legal marks: `<rect class="KIND` + the class
+    added + `middle` + the data-legal attribute + `tail`; `plain` is it unmarked."""
+
+    key: Any  # the cell, or the edge as a frozenset of its two cells
+    middle: str
+    tail: str
+    plain: str
+
+
+@dataclass(frozen=True)
+class _Layout:
+    terrain: str
+    rim: str  # the frame and the coordinates
+    cells: tuple[_Target, ...]
+    edges: tuple[_Target, ...]
+
+
+@lru_cache(maxsize=LAYOUTS_KEPT)
+def _layout(rows: tuple[str, ...]) -> _Layout:
+    """Everything drawn from the terrain alone (the same for every viewer)."""
+    width, height = len(rows[0]), len(rows)
+    return _Layout(
+        terrain="\n".join(_terrain(list(rows))),
+        rim="\n".join([_frame(width, height), *_coordinates(width, height)]),
+        cells=tuple(_split(cell, "cell", target)
+                    for cell, target in _cell_targets(list(rows))),
+        edges=tuple(_split(frozenset(edge), "edge", target)
+                    for edge, target in _edge_targets(width, height)))
+
+
+def _split(key: Any, kind: str, target: tuple[str, str]) -> _Target:
+    middle, tail = target
+    return _Target(key, middle, tail, f'<rect class="{kind}{middle}{tail}')
+
+
+def _marked_targets(targets: tuple[_Target, ...], group: str, kind: str,
+                    legal: Mapping[Any, list[str]], default: str | None) -> Iterator[str]:
+    """The group of targets, each marked with the kinds of field it is legal for."""
+    yield f'<g class="{group}">'
+    for target in targets:
+        kinds = legal.get(target.key)
+        if not kinds:
+            yield target.plain
+            continue
+        extra, marks = _legal_marks(kinds, default)
+        yield f'<rect class="{kind}{extra}{target.middle}{marks}{target.tail}'
+    yield "</g>"
 
 
 # --- geometry ----------------------------------------------------------------------------
@@ -262,32 +327,28 @@ def _legal_marks(kinds: list[str], default: str | None) -> tuple[str, str]:
     return extra, f' data-legal="{escape(" ".join(kinds))}"'
 
 
-def _cell_targets(rows: list[str], legal: dict[Cell, list[str]],
-                  default: str | None) -> Iterator[str]:
-    yield '<g class="cell-targets">'
+def _cell_targets(rows: list[str]) -> Iterator[tuple[Cell, tuple[str, str]]]:
+    """Each cell's target, split where its legal marks go (`_Target`)."""
     for y, row in enumerate(rows):
         for x, mark in enumerate(row):
             name = escape(format_cell((x, y)))
             terrain = TERRAIN.get(mark, ("unknown", ""))[0]
-            extra, kinds = _legal_marks(legal.get((x, y), []), default)
-            yield (f'<rect class="cell{extra}" data-cell="{name}"{kinds} x="{_left(x)}" '
-                   f'y="{_top(y)}" width="{CELL}" height="{CELL}" fill="transparent">'
-                   f"<title>{name} {terrain}</title></rect>")
-    yield "</g>"
+            yield (x, y), (f'" data-cell="{name}"',
+                           f' x="{_left(x)}" y="{_top(y)}" width="{CELL}" height="{CELL}" '
+                           f'fill="transparent"><title>{name} {terrain}</title></rect>')
 
 
-def _edge_targets(width: int, height: int, legal: set[frozenset[Cell]],
-                  default: str | None) -> Iterator[str]:
+def _edge_targets(width: int, height: int
+                  ) -> Iterator[tuple[tuple[Cell, Cell], tuple[str, str]]]:
     """A thin band over each edge: a shape with an area, so that a browser (and a
-    browser test) can click it; its corners are left to the cells."""
-    yield '<g class="edge-targets">'
+    browser test) can click it; its corners are left to the cells. Split where its legal
+    marks go (`_Target`)."""
     for a, b in _internal_edges(width, height):
         name = escape(format_edge((a, b)))
-        extra, kinds = _legal_marks([WALL] if frozenset((a, b)) in legal else [], default)
         x, y, w, h = _edge_band(a, b)
-        yield (f'<rect class="edge{extra}" data-wall="{name}"{kinds} x="{x}" y="{y}" '
-               f'width="{w}" height="{h}" fill="transparent"><title>{name}</title></rect>')
-    yield "</g>"
+        yield (a, b), (f'" data-wall="{name}"',
+                       f' x="{x}" y="{y}" width="{w}" height="{h}" fill="transparent">'
+                       f"<title>{name}</title></rect>")
 
 
 def _edge_band(a: Cell, b: Cell) -> tuple[int, int, int, int]:

@@ -1,35 +1,69 @@
 """What every page's navigation needs: the "your move" count, and whether the page polls
 for changes (games/static/games/live.js, answered by games.views.live).
 
-Imports only the tables and the magic-link scope: it sits beside the layers, read by
-the template engine (settings.TEMPLATES) and by games.views.live.
+Imports only the tables, the engine's colours and the magic-link scope: it sits beside
+the layers, read by the template engine (settings.TEMPLATES), by games.views.live and by
+the lobby (`my_games`, the rule of "your move").
 """
 
 from __future__ import annotations
 
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Exists, OuterRef
+from django.db import connection
+from django.db.models import BooleanField, Case, Exists, F, OuterRef, Q, QuerySet, TextField, When
+from django.db.models.functions import Cast
 from django.http import HttpRequest
 
+from engine.position import COLOURS
 from games.middleware import scope_of
-from games.models import Game, PendingSubmission, Seat
+from games.models import Game, PendingSubmission
+
+
+def my_games(user: Any) -> QuerySet[Game]:
+    """The person's games, a row for each seat of theirs, each carrying `my_colour`,
+    `my_seat` and `my_turn`: the game is running, its phase waits for my colour and I
+    have not submitted. The one rule of "your move", all of it in SQL: the navigation's
+    count and the lobby's order (games.views.lobby) both read it."""
+    awaits_me = Q()
+    for colour in COLOURS:  # "my colour is in the JSON list", the same in every database
+        awaits_me |= Q(my_colour=colour, waiting_text__contains=f'"{colour}"')
+    stored = PendingSubmission.objects.filter(
+        seat_id=OuterRef("my_seat"), phase_number=OuterRef("phase_number"))
+    return (Game.objects.filter(seats__user=user)
+            .annotate(my_colour=F("seats__colour"), my_seat=F("seats__pk"),
+                      waiting_text=Cast("waiting", output_field=TextField()))
+            .annotate(my_turn=Case(
+                When(awaits_me & Q(status=Game.Status.RUNNING) & ~Exists(stored), then=True),
+                default=False, output_field=BooleanField())))
 
 
 def your_move_count(user: Any) -> int:
     """The running games whose current phase waits for `user`'s seat, where they have
-    not submitted yet: one query, a row per running game they play (few), counted here
-    since "the colour is awaited" is a JSON list the databases query differently."""
+    not submitted yet: counted in the database, one query, whatever their number."""
     if not user.is_authenticated:
         return 0
-    submitted = PendingSubmission.objects.filter(
-        seat=OuterRef("pk"), phase_number=OuterRef("game__phase_number"))
-    rows = (Seat.objects.filter(user=user, game__status=Game.Status.RUNNING)
-            .annotate(submitted=Exists(submitted))
-            .values_list("colour", "game__waiting", "submitted"))
-    return sum(1 for colour, waiting, done in rows if not done and colour in (waiting or []))
+    sql, params, at = _count_query(connection.vendor)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params[:at], user.pk, *params[at + 1:]])
+        row = cursor.fetchone()
+    return int(row[0]) if row else 0
+
+
+_SOMEONE = -7_349_211  # no person's id: marks where the person's id goes in the query
+
+
+@lru_cache(maxsize=4)
+def _count_query(vendor: str) -> tuple[str, tuple[Any, ...], int]:
+    """`my_games` counted where it is my turn, compiled once per process (every page's
+    navigation asks; building the query in the ORM costs several times running it):
+    the SQL, its parameters, and the place of the person's id among them."""
+    games = my_games(_SOMEONE).filter(Q(my_turn=True), status=Game.Status.RUNNING)
+    sql, params = games.values("pk").query.sql_with_params()
+    assert list(params).count(_SOMEONE) == 1, "the person's id is one parameter"
+    return f"SELECT COUNT(*) FROM ({sql}) mine", tuple(params), list(params).index(_SOMEONE)
 
 
 class Live:

@@ -19,11 +19,16 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from django.db.models import Case, CharField, Value, When
+
 from engine.game import GameState
 from engine.view import View, view
 from games.event_text import describe
 from games.models import Event, EventQuerySet, Game, PendingSubmission, Seat
 from games.words import Names, action_text, choices_text, name_of, phase_text
+
+# What an EventLine reads of an event's row, in the order of `Presentation._line`.
+EVENT_LINE_FIELDS = ("index", "turn", "phase_number", "kind", "data", "to_colour")
 
 
 @dataclass(frozen=True)
@@ -93,33 +98,52 @@ class Presentation:
         rows = self.visible_events()
         if phase_number is not None:
             rows = rows.filter(phase_number=phase_number)
-        if last is not None:
-            return [self.line(e) for e in reversed(rows.order_by("-index")[:last])]
-        return [self.line(e) for e in rows.order_by("index")]
+        if last is not None:  # the newest, read as plain rows (no model each)
+            newest = rows.order_by("-index").values_list(*EVENT_LINE_FIELDS)[:last]
+            return [self._line(*row) for row in reversed(newest)]
+        return [self._line(*row) for row in rows.order_by("index").values_list(
+            *EVENT_LINE_FIELDS)]
 
     def visible_events(self) -> EventQuerySet:
         """Every event this viewer may read, oldest first, as rows: for a page of them
         (`line` words each)."""
-        return self.game.events.visible_to(self.colour, everything=self.everything) \
-            .order_by("index")
+        # By the game's id: a query holding the game itself would copy it (and its
+        # state) each time the query is cloned.
+        return Event.objects.filter(game_id=self.game.pk) \
+            .visible_to(self.colour, everything=self.everything).order_by("index")
 
     def line(self, event: Event) -> EventLine:
-        data = {**event.data, "kind": event.kind, "to": event.to_colour}
+        return self._line(event.index, event.turn, event.phase_number, event.kind,
+                          event.data, event.to_colour)
+
+    def _line(self, index: int, turn: int, phase_number: int, kind: str,
+              data: dict[str, Any], to_colour: str) -> EventLine:
+        words = {**data, "kind": kind, "to": to_colour}
         # "You" only to the reader a private event is for; the archive names them.
         reader = None if self.everything else self.colour
-        return EventLine(index=event.index, turn=event.turn, phase_number=event.phase_number,
-                         kind=event.kind, data=event.data,
-                         text=describe(data, self.names, reader), to_colour=event.to_colour)
+        return EventLine(index=index, turn=turn, phase_number=phase_number, kind=kind,
+                         data=data, text=describe(words, self.names, reader),
+                         to_colour=to_colour)
 
     # --- what is pending -----------------------------------------------------------------
+
+    @cached_property
+    def _stored(self) -> list[tuple[str, str | None]]:
+        """The submissions stored for this phase, in one query: each one's colour, and
+        its text for the viewer's own only (None for the others': it never leaves the
+        database)."""
+        own = Value(None, output_field=CharField()) if self.seat is None else \
+            Case(When(seat_id=self.seat.pk, then="text"), default=None,
+                 output_field=CharField())
+        return list(PendingSubmission.objects
+                    .filter(game_id=self.game.pk, phase_number=self.game.phase_number)
+                    .annotate(own_text=own).values_list("seat__colour", "own_text"))
 
     def my_pending(self) -> str | None:
         """The viewer's own submission stored for this phase, as text."""
         if self.seat is None:
             return None
-        return (PendingSubmission.objects
-                .filter(seat=self.seat, phase_number=self.game.phase_number)
-                .values_list("text", flat=True).first())
+        return next((text for _, text in self._stored if text is not None), None)
 
     def submitted(self) -> set[str]:
         """Who has a submission stored for this phase (not what it is); from the game's
@@ -129,9 +153,7 @@ class Presentation:
             colours = {s.pk: s.colour for s in game.seats.all()}
             return {colours[p.seat_id] for p in game.pending.all()
                     if p.phase_number == game.phase_number and p.seat_id in colours}
-        return set(PendingSubmission.objects
-                   .filter(game=game, phase_number=game.phase_number)
-                   .values_list("seat__colour", flat=True))
+        return {colour for colour, _ in self._stored}
 
     def has_submitted(self) -> set[str]:
         """Who has submitted for this phase, as the game page marks them: a stored

@@ -14,7 +14,8 @@ from typing import Any
 
 from django import forms
 from django.core.paginator import Paginator
-from django.db.models import Prefetch, Q, QuerySet
+from django.db.models import Case, Count, F, JSONField, Prefetch, Q, QuerySet, When, Window
+from django.db.models.functions import RowNumber
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -33,6 +34,7 @@ from games.views.lobby import visible_game, visible_games
 from games.words import card_name, card_text
 
 PAGE_SIZE = 25
+MAX_STEP = 10**9  # a `?step=` beyond any game's phases (the last is shown)
 DATE = forms.DateInput(attrs={"type": "date", "class": "form-control"})
 
 
@@ -154,14 +156,22 @@ def game_steps(game: Game) -> list[Step]:
 
 def pick_step(game: Game, raw: str | None) -> tuple[list[Step], int, GameState]:
     """The game's phases, the index `?step=` asks for (kept within them) and the state
-    after that phase: the one state a step page loads. A game without phases is a 404."""
-    steps = game_steps(game)
-    if not steps:
+    after that phase: the one state a step page loads, read with the list of phases in
+    one query (each row numbered in the database; only the chosen row carries its state).
+    A game without phases is a 404."""
+    wanted = within(raw, 0, MAX_STEP, default=0) + 1  # counting rows from 1
+    rows = list(
+        game.snapshots.order_by("phase_number")
+        .annotate(at=Window(RowNumber(), order_by="phase_number"), steps=Window(Count("*")))
+        .annotate(chosen=Case(When(Q(at=wanted) | Q(at=F("steps"), steps__lt=wanted),
+                                   then="state"), default=None, output_field=JSONField()))
+        .values_list("phase_number", "turn", "phase_kind", "power", "chosen"))
+    if not rows:
         raise Http404("this game has no recorded phases")
-    index = step_index(raw, len(steps))
-    state = state_from_json(game.snapshots.values_list("state", flat=True)
-                            .get(phase_number=steps[index].phase_number))
-    return steps, index, state
+    index = step_index(raw, len(rows))
+    state = rows[index][4]
+    assert state is not None, "the chosen row is the step's"
+    return [Step(*row[:4]) for row in rows], index, state_from_json(state)
 
 
 def within(raw: str | None, low: int, high: int, default: int) -> int:

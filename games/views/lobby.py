@@ -22,18 +22,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Page, Paginator
 from django.db.models import (
-    BooleanField,
-    Case,
     Count,
     Exists,
     F,
     OuterRef,
     Q,
     QuerySet,
-    TextField,
-    When,
 )
-from django.db.models.functions import Cast
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -41,7 +36,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from engine.position import COLOURS
 from games import services
-from games.context_processors import Live
+from games.context_processors import Live, my_games
 from games.forms import CreateGameForm, JoinForm
 from games.models import Game, OutgoingEmail, PendingSubmission, Seat
 from games.words import name_of, sentence
@@ -175,20 +170,11 @@ def my_games_in_order(user: Any) -> QuerySet[Game]:
     """The person's games still going, in the lobby's order, all of it in SQL: those
     whose phase waits for their move first, then the nearest deadline, games gathering
     players last. Without the state; each game carries `my_colour`, `my_seat` and
-    `my_turn` (the phase waits for my colour and I have not submitted)."""
-    awaits_me = Q()
-    for colour in COLOURS:  # "my colour is in the JSON list", the same in every database
-        awaits_me |= Q(my_colour=colour, waiting_text__contains=f'"{colour}"')
-    stored = PendingSubmission.objects.filter(
-        seat_id=OuterRef("my_seat"), phase_number=OuterRef("phase_number"))
-    return (Game.objects.only(*LISTED)
-            .filter(seats__user=user, status__in=[Game.Status.OPEN, Game.Status.RUNNING])
-            .annotate(my_colour=F("seats__colour"), my_seat=F("seats__pk"),
-                      waiting_text=Cast("waiting", output_field=TextField()))
-            .annotate(my_turn=Case(
-                When(awaits_me & Q(status=Game.Status.RUNNING) & ~Exists(stored), then=True),
-                default=False, output_field=BooleanField()))
-            .order_by("-my_turn", F("deadline").asc(nulls_last=True), "created_at", "pk"))
+    `my_turn` (games.context_processors.my_games: the rule the navigation counts)."""
+    return (my_games(user).only(*LISTED)
+            .filter(status__in=[Game.Status.OPEN, Game.Status.RUNNING])
+            .order_by(F("my_turn").desc(), F("deadline").asc(nulls_last=True), "created_at",
+                      "pk"))
 
 
 class CountedPaginator(Paginator):

@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.datastructures import MultiValueDict
 from django.utils.safestring import mark_safe
@@ -53,11 +53,16 @@ UNTIL = {"decision": "everyone has decided", "duel": "every bid is in"}
 
 def _load(request: HttpRequest, game_id: int) -> Presentation:
     """The game with its seats (users and profiles), as the requesting user sees it; an
-    invite-only game they neither play nor were invited to is a 404."""
+    invite-only game they neither play nor were invited to is a 404 (`visible_game`,
+    asked only of an invite-only game the person has no seat in: a public game, or a
+    player's own, is visible without it)."""
     seats = Seat.objects.select_related("user__profile")
-    game = visible_game(
-        request, Game.objects.prefetch_related(Prefetch("seats", queryset=seats)), pk=game_id)
-    return present(game, seat_of(game, request.user))
+    game = get_object_or_404(Game.objects.prefetch_related(Prefetch("seats", queryset=seats)),
+                             pk=game_id)
+    seat = seat_of(game, request.user)
+    if game.invite_only and seat is None:
+        visible_game(request, Game.objects.only("pk"), pk=game_id)
+    return present(game, seat)
 
 
 # --- the page ----------------------------------------------------------------------------------
@@ -113,7 +118,9 @@ def _play_context(shown: Presentation, v: View, kept: MultiValueDict | None = No
         "pending": shown.my_pending(),
         "pending_until": UNTIL.get(v["phase"]["kind"], "the phase is resolved"),
         **_forms(shown.game, shown.seat, v, kept),
-        "log": list(reversed(shown.events(last=EVENTS_SHOWN))),  # newest first
+        # Newest first; as dicts, which the template reads without trying an index first.
+        "log": [{"turn": line.turn, "text": line.text, "private": line.private}
+                for line in reversed(shown.events(last=EVENTS_SHOWN))],
     }
 
 
