@@ -1,0 +1,408 @@
+"""The web pages as players feel them: `game-page`, `page-queries`, `lobby-scale`,
+`archive-depth` and `web-memory`.
+
+Server time through `django.test.Client` (the whole middleware stack and the database,
+no network), DEBUG off, medians over repeats. The baseline of a page's time is a
+minimal view (one trivial query, a trivial response) served through the same
+middleware and database: `bench.urls` adds it for the length of the run only.
+
+Games are made as the site makes them: `games.services` creates, joins, stores each
+submission and resolves each phase, with the moves a computer player (engine.ai's
+`RandomPlayer`) chooses, in process (the Celery receivers' queueing is switched off: no
+worker is part of these figures). Where a person must be seated in a thousand running
+games, one game started through the services is copied in bulk (its row with the full
+state, its seats and its snapshot).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+from unittest import mock
+
+from django.contrib.auth.models import User
+from django.db import connection
+from django.template import Template
+from django.test import Client
+from django.test.utils import CaptureQueriesContext, _TestState, override_settings
+from django.urls import reverse
+from django.utils import timezone
+
+from bench.core import ROOT, Figure, Options, figures, median, samples, spread
+from bench.db import empty_tables
+from bench.urls import MINIMAL_PATH
+from engine.ai import RandomPlayer
+from engine.errors import IllegalMove
+from engine.game import default_move, is_simultaneous
+from games import services
+from games.models import Event, Game, PendingSubmission, RecordEntry, Seat, Snapshot
+from games.views.lobby import MY_GAMES_PAGE
+
+SEED = 20_251_104  # a 4-player game (variable setup) that lasts past turn 25
+LATER_TURN = 25  # "after 25 turns"
+QUICK_TURN = 3
+MAX_STEPS = 5_000  # a driver that stops making progress gives up rather than spin
+
+
+# --- making games as the site does ----------------------------------------------------------
+
+
+@contextmanager
+def no_task_queue() -> Iterator[None]:
+    """The services announce what a worker should do next (games.tasks queues it); here
+    the bench itself plays and resolves every phase, so nothing is queued."""
+    with mock.patch("games.tasks.queue"):
+        yield
+
+
+def person(name: str) -> User:
+    """A player (no password: hashing one would cost more than the game)."""
+    user = User.objects.create_user(name, f"{name}@example.org")
+    user.profile.display_name = name.title()
+    user.profile.save()
+    return user
+
+
+def start_game(creator: User, other: User, name: str, seed: int = SEED) -> Game:
+    """A 4-player game: `creator` red, `other` ochre, two computers; started."""
+    game = services.create_game(
+        creator, name=name, player_count=4, setup="variable", decisions="sealed",
+        money="hidden", deadline_hours=48, invite_only=False, colour="red",
+        computer_colours=["lilac", "grey"])
+    Game.objects.filter(pk=game.pk).update(seed=seed)
+    services.join_game(game.pk, other, "ochre")  # the last seat: the game starts
+    return Game.objects.get(pk=game.pk)
+
+
+def play_until(game_id: int, turn: int | None = None) -> Game:
+    """Every seat moves as a computer player would, through the services, a phase at a
+    time, until the game reaches `turn` (None: until it ends)."""
+    seats = dict(Seat.objects.filter(game_id=game_id).values_list("colour", "pk"))
+    for _ in range(MAX_STEPS):
+        game = Game.objects.get(pk=game_id)
+        if game.status != Game.Status.RUNNING or (turn is not None and game.turn >= turn):
+            return game
+        state = game.engine_state
+        movers = list(state.waiting if is_simultaneous(state) else state.waiting[:1])
+        for colour in movers:
+            move = RandomPlayer(f"{game.phase_number}/{colour}").choose(state, colour)
+            try:
+                services.submit(game_id, seats[colour], move)
+            except IllegalMove:  # an alliance another mover ended changed the state
+                state = Game.objects.get(pk=game_id).engine_state
+                services.submit(game_id, seats[colour], default_move(state, colour))
+        services.resolve(game_id, game.phase_number)
+    raise RuntimeError(f"game {game_id} made no progress in {MAX_STEPS} steps")
+
+
+def copy_game(game: Game, name: str) -> Game:
+    """The game's rows copied to a new game: its row, seats, snapshots, events, record."""
+    skip = {"id", "invite_token", "mail_thread"}
+    fields = {f.attname: getattr(game, f.attname) for f in Game._meta.concrete_fields
+              if f.attname not in skip}
+    copy = Game.objects.create(**{**fields, "name": name})
+    seat_of = {}
+    for seat in game.seats.order_by("position"):
+        old = seat.pk
+        seat.pk, seat.game_id = None, copy.pk
+        seat.save()
+        seat_of[old] = seat.pk
+    for model in (Snapshot, Event, RecordEntry, PendingSubmission):
+        rows = list(model.objects.filter(game=game))
+        for row in rows:
+            row.pk, row.game_id = None, copy.pk
+            if isinstance(row, PendingSubmission):
+                row.seat_id = seat_of[row.seat_id]
+        model.objects.bulk_create(rows)
+    return copy
+
+
+def finish_now(game: Game) -> Game:
+    """The game ended as it stands (the quick version: no time to play it out)."""
+    Game.objects.filter(pk=game.pk).update(
+        status=Game.Status.FINISHED, winners=["red"], waiting=[], deadline=None,
+        finished_at=timezone.now())
+    return Game.objects.get(pk=game.pk)
+
+
+def clone_running(template: Game, count: int, first: int) -> None:
+    """`count` copies of a started game (row with its full state, seats, latest
+    snapshot), in bulk: half of them await the template's first seat, deadlines spread."""
+    seats = list(template.seats.order_by("position"))
+    snapshot = template.snapshots.order_by("-phase_number").first()
+    assert snapshot is not None
+    mine, theirs = seats[0].colour, seats[-1].colour
+    skip = {"id", "invite_token", "mail_thread", "name", "waiting", "deadline", "created_at"}
+    fields = {f.attname: getattr(template, f.attname) for f in Game._meta.concrete_fields
+              if f.attname not in skip}
+    now = timezone.now()
+    games = Game.objects.bulk_create(
+        Game(**fields, name=f"Game {first + i}", waiting=[mine] if i % 2 else [theirs],
+             deadline=now + timedelta(minutes=30 + 37 * ((first + i) % 97)))
+        for i in range(count))
+    Seat.objects.bulk_create(
+        Seat(game_id=g.pk, colour=s.colour, position=s.position, user_id=s.user_id,
+             is_computer=s.is_computer) for g in games for s in seats)
+    Snapshot.objects.bulk_create(
+        Snapshot(game_id=g.pk, phase_number=snapshot.phase_number, turn=snapshot.turn,
+                 phase_kind=snapshot.phase_kind, state=snapshot.state, power=snapshot.power)
+        for g in games)
+    analyze()
+
+
+def analyze() -> None:
+    """The planner's statistics brought up to date after a bulk insert, as autovacuum
+    soon would on a server: without them it plans for the empty tables it last saw."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("ANALYZE")
+
+
+# --- measuring pages ------------------------------------------------------------------------
+
+
+def client_of(user: User | None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def fetch(client: Client, url: str) -> bytes:
+    response = client.get(url)
+    assert response.status_code == 200, (url, response.status_code)
+    return response.content
+
+
+def timed(client: Client, url: str, repeat: int) -> list[float]:
+    """Milliseconds per request (server time: the client calls the handler directly)."""
+    return [s * 1000 for s in samples(lambda: fetch(client, url), repeat, warmup=0)]
+
+
+def alternating(requests: list[tuple[Client, str]], repeat: int) -> list[list[float]]:
+    """Milliseconds per request of each (client, url), requested in turn `repeat` times
+    (after one request of each not counted), so that a busier moment of the machine falls
+    on all of them alike."""
+    found: list[list[float]] = [[] for _ in requests]
+    for client, url in requests:
+        fetch(client, url)
+    for _ in range(repeat):
+        for times, (client, url) in zip(found, requests, strict=True):
+            times += timed(client, url, 1)
+    return found
+
+
+def queries(client: Client, url: str) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        fetch(client, url)
+    return len(captured)
+
+
+def urls(game: Game) -> dict[str, str]:
+    return {"game page": reverse("game", args=[game.pk]),
+            "JSON view": reverse("game_json", args=[game.pk]),
+            "lobby": reverse("lobby")}
+
+
+def step_url(game: Game, index: int) -> str:
+    return f"{reverse('archive_game', args=[game.pk])}?step={index}"
+
+
+def step_at(game: Game, turn: int) -> int:
+    """The index (as `?step=`) of the game's first phase of `turn` (or its last phase)."""
+    turns = list(game.snapshots.order_by("phase_number").values_list("turn", flat=True))
+    return next((i for i, t in enumerate(turns) if t >= turn), len(turns) - 1)
+
+
+@contextmanager
+def bench_site() -> Iterator[None]:
+    """The site with the minimal view, no task queue, and templates rendered as a server
+    renders them: the test environment (bench.db) instruments every template render for
+    the test client (a copy of each context), which a server does not pay."""
+    original = getattr(_TestState, "saved_data", None)
+    render = original.template_render if original is not None \
+        else Template._render  # type: ignore[attr-defined]
+    with override_settings(ROOT_URLCONF="bench.urls"), no_task_queue(), \
+            mock.patch.object(Template, "_render", render):
+        yield
+
+
+# --- the world the page figures share -------------------------------------------------------
+
+
+@dataclass
+class World:
+    viewer: User  # red, a person seated in the running game
+    running: Game  # a 4-player game after `turn` turns
+    finished: Game  # the same game played to its end (quick: ended where it stood)
+    turn: int
+    counts: dict[str, dict[str, int]]  # page → {"turn 1": queries, "turn N": queries}
+
+
+_world: World | None = None
+
+
+def world(options: Options) -> World:
+    """Made once per run (and again if another benchmark emptied the tables)."""
+    global _world
+    if _world is not None and Game.objects.filter(pk=_world.finished.pk).exists():
+        return _world
+    empty_tables()
+    later = options.size(LATER_TURN, QUICK_TURN)
+    with bench_site():
+        viewer, other = person("rosa"), person("otto")
+        game = play_until(start_game(viewer, other, "Benchmark").pk, turn=1)
+        client = client_of(viewer)
+        early = {page: queries(client, url) for page, url in urls(game).items()}
+        game = play_until(game.pk, turn=later)
+        late = {page: queries(client, url) for page, url in urls(game).items()}
+        finished = copy_game(game, "Benchmark, finished")
+        finished = play_until(finished.pk) if not options.quick else finish_now(finished)
+        if finished.status != Game.Status.FINISHED:
+            finished = finish_now(finished)
+    counts = {page: {"turn 1": early[page], f"turn {game.turn}": late[page]} for page in early}
+    _world = World(viewer=viewer, running=game, finished=finished, turn=game.turn,
+                   counts=counts)
+    return _world
+
+
+# --- the figures ----------------------------------------------------------------------------
+
+
+@figures("game-page")
+def game_page(options: Options) -> Iterator[Figure]:
+    w = world(options)
+    repeat = options.size(60, 10)
+    with bench_site():
+        client = client_of(w.viewer)
+        page_url = reverse("game", args=[w.running.pk])
+        page, minimal = alternating([(client, page_url), (client, MINIMAL_PATH)], repeat)
+        size = len(fetch(client, page_url))
+    yield Figure(
+        "game-page", f"game page of a 4-player game after {w.turn} turns, server time",
+        measured=median(page), baseline=median(minimal), target="<= 5", unit="ms",
+        spread=spread(page),
+        detail={"turn": w.turn, "phase": w.running.phase_number, "samples": len(page),
+                "minimal_view_spread": spread(minimal), "html_bytes": size})
+
+
+@figures("page-queries")
+def page_queries(options: Options) -> Iterator[Figure]:
+    w = world(options)
+    counts = {page: dict(c) for page, c in w.counts.items()}
+    with bench_site():
+        client = client_of(w.viewer)
+        counts["archive step page"] = {
+            "turn 1": queries(client, step_url(w.finished, step_at(w.finished, 1))),
+            f"turn {w.turn}": queries(client, step_url(w.finished,
+                                                       step_at(w.finished, w.turn)))}
+    earlier = {page: c["turn 1"] for page, c in counts.items()}
+    later = {page: c[f"turn {w.turn}"] for page, c in counts.items()}
+    measured, baseline = max(later.values()), max(earlier.values())
+    changed = [page for page in counts if earlier[page] != later[page]]
+    if changed:  # the ratio tells of a page whose queries changed, not just the largest
+        measured, baseline = later[changed[0]], earlier[changed[0]]
+    over = [f"{page} {n}" for page, n in later.items() if n > 10]
+    bound = "each <= 10" if not over else f"not each <= 10: {', '.join(over)}"
+    yield Figure(
+        "page-queries", "SQL queries of the game page, JSON view, lobby and archive step "
+        f"page after {w.turn} turns, against turn 1 ({bound})", measured=measured,
+        baseline=baseline, target="== 1", unit="queries",
+        detail={"by_page": counts, "changed": changed, "at_most_10": not over,
+                "viewer": "a seated player, signed in"})
+
+
+@figures("archive-depth")
+def archive_depth(options: Options) -> Iterator[Figure]:
+    w = world(options)
+    repeat = options.size(40, 8)
+    last = w.finished.snapshots.count() - 1
+    with bench_site():
+        client = client_of(None)
+        first_ms, last_ms = alternating(
+            [(client, step_url(w.finished, 0)), (client, step_url(w.finished, last))], repeat)
+    yield Figure(
+        "archive-depth", "archive step page at a finished game's last phase, server time",
+        measured=median(last_ms), baseline=median(first_ms), target="<= 1.5", unit="ms",
+        spread=spread(last_ms),
+        detail={"phases": last + 1, "turns": w.finished.turn,
+                "first_phase_spread": spread(first_ms)})
+
+
+@figures("web-memory")
+def web_memory(options: Options) -> Iterator[Figure]:
+    """A separate process serves the pages (`bench.web_memory`), so that only its own
+    memory counts: its resident set after 10 page views, and after 1,000."""
+    w = world(options)
+    views = options.size(1000, 50)
+    pages = [*urls(w.running).values(),
+             step_url(w.finished, step_at(w.finished, w.turn)),
+             reverse("archive"), reverse("live") + "?lobby=1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "DEBUG": "false",
+           "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE",
+                                                    "lowenherz_site.test_settings"),
+           "BENCH_DATABASE": str(connection.settings_dict["NAME"]),
+           "BENCH_USER": str(w.viewer.pk), "BENCH_URLS": " ".join(pages),
+           "BENCH_VIEWS": f"10,{views}"}
+    done = subprocess.run([sys.executable, "-m", "bench.web_memory"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"bench.web_memory failed: {done.stderr[-2000:]}")
+    rss: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
+    yield Figure(
+        "web-memory", f"one web process's resident memory after {views:,} page views",
+        measured=rss[str(views)] / 1024, baseline=rss["10"] / 1024, target="<= 1.2",
+        unit="MiB", detail={"pages": pages, "rss_kib": rss})
+
+
+@figures("lobby-scale")
+def lobby_scale(options: Options) -> Iterator[Figure]:
+    """The lobby of a person seated in `large` running games against a person seated in
+    `small` games of the same kind: the same page, in the same database, measured in
+    alternation (so that a busier moment of the machine falls on both)."""
+    global _world
+    small, large = 10, options.size(1000, 100)
+    repeat = options.size(30, 6)
+    empty_tables()
+    _world = None
+    found: dict[int, dict[str, Any]] = {}
+    try:
+        with bench_site():
+            other = person("lars")
+            clients: dict[int, Client] = {}
+            for size, name in ((small, "lena"), (large, "lukas")):
+                viewer = person(name)
+                template = start_game(viewer, other, f"{name.title()}'s game 0")
+                clone_running(template, size - 1, first=1)
+                clients[size] = client_of(viewer)
+            lobby, live = reverse("lobby"), reverse("live") + "?lobby=1"
+            sizes = list(clients)
+            measured = alternating([(clients[n], lobby) for n in sizes], repeat)
+            polled = alternating([(clients[n], live) for n in sizes], repeat)
+            times, polls = dict(zip(sizes, measured, strict=True)), \
+                dict(zip(sizes, polled, strict=True))
+            for size, client in clients.items():
+                response = client.get(lobby)
+                found[size] = {
+                    "ms": median(times[size]), "spread": spread(times[size]),
+                    "queries": queries(client, lobby), "html_bytes": len(response.content),
+                    "games_shown": response.content.count(b'id="my-game-'),
+                    "live_ms": median(polls[size]), "live_queries": queries(client, live)}
+    finally:
+        empty_tables()
+    yield Figure(
+        "lobby-scale", f"lobby of a person seated in {large:,} running games, server time",
+        measured=found[large]["ms"], baseline=found[small]["ms"], target="<= 1.5",
+        unit="ms", spread=found[large]["spread"],
+        detail={"baseline": f"a person seated in {small} games of the same kind, in the same "
+                            "database, requests alternated with the measured person's",
+                "page_size": MY_GAMES_PAGE,
+                **{f"{size} games": {k: round(v, 3) if isinstance(v, float) else v
+                                     for k, v in m.items()} for size, m in found.items()}})
