@@ -12,7 +12,7 @@ tasks that call it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -364,15 +364,20 @@ def resolve(game_id: int, phase_number: int) -> bool:
         if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
             return False
         state = game.engine_state
-        if not _is_ready(game, state):
+        pending = _pending(game)
+        if not _is_ready(game, state, {p.seat.colour for p in pending}):
             return False
-        pending = list(game.pending.filter(phase_number=phase_number)
-                       .select_related("seat").order_by("submitted_at", "id"))
         state, log, records = _apply_pending(state, pending)
         if not records:
             return False
         _store(game, state, log, records)
     return True
+
+
+def _pending(game: Game) -> list[PendingSubmission]:
+    """The current phase's stored submissions, in the order they came."""
+    return list(game.pending.filter(phase_number=game.phase_number)
+                .select_related("seat").order_by("submitted_at", "id"))
 
 
 class Refused(TypedDict):
@@ -422,16 +427,34 @@ def _apply_pending(state: engine.GameState, pending: list[PendingSubmission]
     return state, log, records
 
 
+@dataclass
+class Rows:
+    """How many record and event rows the game has: the index of the next one. Counted
+    once for a stretch of phases stored under one row lock (`play_computers`)."""
+
+    records: int
+    events: int
+
+    @classmethod
+    def of(cls, game: Game) -> Rows:
+        return cls(game.record.count(), game.events.count())
+
+
 def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
-           records: list[tuple[str, Submission]], new_phase: bool = True) -> None:
-    """Save the new state with its record, events and snapshot; schedule what follows."""
-    start = game.record.count() if records else 0
+           records: list[tuple[str, Submission]], new_phase: bool = True,
+           announce: bool = True, rows: Rows | None = None, stored: bool = True) -> None:
+    """Save the new state with its record, events and snapshot; schedule what follows
+    (`announce` False: the caller does, once, for the last of several phases). `rows`:
+    counted already; `stored` False: the phase has no pending rows to delete."""
+    rows = rows or Rows.of(game)
     RecordEntry.objects.bulk_create(
-        RecordEntry(game=game, index=start + i, colour=c, move=move_to_json(m),
+        RecordEntry(game=game, index=rows.records + i, colour=c, move=move_to_json(m),
                     text=format_move(m), phase_number=game.phase_number)
         for i, (c, m) in enumerate(records))
-    if new_phase:
+    rows.records += len(records)
+    if new_phase and stored:
         game.pending.filter(phase_number=game.phase_number).delete()
+    if new_phase:
         game.phase_number += 1
         game.deadline = timezone.now() + timedelta(hours=game.deadline_hours)
     game.set_state(state)
@@ -442,28 +465,48 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
     if new_phase:  # its emails are owed now, at least (games.recovery)
         game.work_due_since = timezone.now()
     game.save()
-    if new_phase and game.deadline is not None:
-        deadline_set.send(sender=Game, game=game, now=timezone.now())
-    _save_events(game, log)
+    _save_events(game, log, rows)
     if new_phase:
         Snapshot.objects.create(
             game=game, phase_number=game.phase_number, turn=state.turn,
             phase_kind=state.phase.kind, state=game.state,
             power={c: p.power for c, p in state.pos.players.items()})
-        _schedule_computers(game, state)
-        number = game.phase_number
-        transaction.on_commit(lambda: _dispatch_notify(game.pk, number))
+        if announce:
+            _announce_phase(game, state)
     else:  # an alliance ended within the phase: what it owes may have changed
         keep_due(game)
 
 
-def _save_events(game: Game, log: Sequence[Event | Refused]) -> None:
-    start = game.events.count()
+def _announce_phase(game: Game, state: engine.GameState, computers: bool = True) -> None:
+    """What a new phase owes: the reminders before its deadline (armed now, in this
+    transaction), its computers' moves and its emails (after the commit). A game nobody
+    plays in person has no emails to queue: its phase is marked told at once, and no
+    task is spent on it."""
+    if game.deadline is not None:
+        deadline_set.send(sender=Game, game=game, now=timezone.now())
+    if computers:
+        _schedule_computers(game, state)
+    if any(_is_told(s) for s in game.seats.all()):
+        number = game.phase_number
+        transaction.on_commit(lambda: _dispatch_notify(game.pk, number))
+    else:
+        game.notified_phase = game.phase_number
+        Game.objects.filter(pk=game.pk).update(notified_phase=game.phase_number)
+
+
+def _is_told(seat: Seat) -> bool:
+    """A seat whose person is told the game by email (games.mail.notify): a person's,
+    even while a computer stands in for them."""
+    return seat.user_id is not None and not seat.is_computer
+
+
+def _save_events(game: Game, log: Sequence[Event | Refused], rows: Rows) -> None:
     EventRow.objects.bulk_create(
-        EventRow(game=game, index=start + i, phase_number=game.phase_number,
+        EventRow(game=game, index=rows.events + i, phase_number=game.phase_number,
                  turn=e.get("turn", game.turn), kind=e["kind"],
                  data={k: v for k, v in e.items() if k != "to"}, to_colour=str(e.get("to") or ""))
         for i, e in enumerate(log))
+    rows.events += len(log)
 
 
 def _dispatch_notify(game_id: int, phase_number: int) -> None:
@@ -471,13 +514,19 @@ def _dispatch_notify(game_id: int, phase_number: int) -> None:
 
 
 def _schedule_computers(game: Game, state: engine.GameState) -> None:
-    # A stand-in plays the seat of a person who missed too many deadlines in a row.
-    computers = {s.colour: s.pk for s in game.seats.all() if s.is_computer or s.standin}
-    number = game.phase_number
-    for colour in state.waiting:
-        if colour in computers:
-            transaction.on_commit(
-                partial(_dispatch_computer, game.pk, number, computers[colour]))
+    """One task for the computers a new phase awaits: it plays them all (play_computers).
+    A stand-in plays the seat of a person who missed too many deadlines in a row."""
+    seat = next((s for s in _computers_awaited(game, state)), None)
+    if seat is not None:
+        transaction.on_commit(partial(_dispatch_computer, game.pk, game.phase_number, seat.pk))
+
+
+def _computers_awaited(game: Game, state: engine.GameState,
+                       submitted: Collection[str] = ()) -> list[Seat]:
+    """The seats a computer plays that the phase awaits and that have not moved, in the
+    engine's order of the awaited."""
+    seats = {s.colour: s for s in game.seats.all() if s.is_computer or s.standin}
+    return [seats[c] for c in state.waiting if c in seats and c not in submitted]
 
 
 def _dispatch_computer(game_id: int, phase_number: int, seat_id: int) -> None:
@@ -485,8 +534,89 @@ def _dispatch_computer(game_id: int, phase_number: int, seat_id: int) -> None:
                           seat_id=seat_id)
 
 
+# An all-computer stretch of a game is played on in one task up to this many phases; then
+# the next task goes to the back of the queue, so that no game holds a worker for long.
+COMPUTER_PHASES_PER_TASK = 25
+
+
+def play_computers(game_id: int, phase_number: int,
+                   phases: int = COMPUTER_PHASES_PER_TASK) -> int:
+    """Every computer the phase awaits moves, in one transaction under the game's row
+    lock (issue 11: one task per phase, not one per seat and another to resolve). When
+    their moves complete the phase, it is resolved in the same transaction, and so is
+    each next phase that awaits computers only, up to `phases` phases. The phase's
+    people still to move find the computers' moves stored, as if each had been
+    submitted. How many phases were resolved."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().prefetch_related("seats").get(pk=game_id)
+        if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
+            return 0  # a redelivered or recovered task: the game moved on
+        resolved, rows = 0, Rows.of(game)
+        while game.status == Game.Status.RUNNING and resolved < phases \
+                and _computers_play(game, rows, fresh=resolved > 0):
+            resolved += 1
+        if resolved:  # the computers of the phase it stopped in have moved, unless cut short
+            _announce_phase(game, game.engine_state, computers=resolved == phases)
+        keep_due(game)
+    return resolved
+
+
+def _computers_play(game: Game, rows: Rows, fresh: bool) -> bool:
+    """The computers' moves of the current phase (the row locked): stored if the phase
+    still awaits a person, else the phase resolved (not announced). Whether it was.
+    `fresh`: the phase began in this transaction, so nothing is stored for it yet."""
+    for _ in range(len(COLOURS) + 1):  # each ended alliance changes the state once
+        state = game.engine_state
+        pending = [] if fresh else _pending(game)
+        if _is_ready(game, state, {p.seat.colour for p in pending}):
+            return False  # the resolve task queued with the last person's move does it
+        moves = _computer_moves(game, state, {p.seat.colour for p in pending})
+        ended = next(((seat, m) for seat, m in moves if isinstance(m, EndAlliance)), None)
+        if ended is None:
+            break
+        _end_alliance(game, *ended, rows)  # RULES 7.1: at once; then it chooses again
+        fresh = False
+    else:
+        return False
+    computers = [PendingSubmission(game=game, seat=seat, phase_number=game.phase_number,
+                                   move=move_to_json(move), text=format_move(move))
+                 for seat, move in moves]
+    if not _is_ready(game, state, {p.seat.colour for p in [*pending, *computers]}):
+        PendingSubmission.objects.bulk_create(computers)
+        return False
+    state, log, records = _apply_pending(state, [*pending, *computers])
+    if not records:
+        return False
+    _store(game, state, log, records, announce=False, rows=rows, stored=bool(pending))
+    return True
+
+
+def _computer_moves(game: Game, state: engine.GameState, submitted: set[str]
+                    ) -> list[tuple[Seat, Submission]]:
+    """Each awaited computer's choice, checked like a person's; in a phase that is not
+    sealed the first one ends it, so only the first computer chooses."""
+    moves: list[tuple[Seat, Submission]] = []
+    for seat in _computers_awaited(game, state, submitted):
+        move = RandomPlayer(f"{game.seed}/{game.phase_number}/{seat.colour}").choose(
+            state, seat.colour)
+        if not isinstance(move, EndAlliance):
+            engine.check(state, seat.colour, move)  # the computer is held to the rules too
+        moves.append((seat, move))
+        if isinstance(move, EndAlliance) or not engine.is_simultaneous(state):
+            break
+    return moves
+
+
+def _end_alliance(game: Game, seat: Seat, move: EndAlliance, rows: Rows) -> None:
+    """A computer ends an alliance: applied at once, as a person's is (submit_move)."""
+    new, log = engine.submit(game.engine_state, seat.colour, move)
+    _store(game, new, [*log, *_recheck_pending(game, new)], records=[(seat.colour, move)],
+           new_phase=False, rows=rows)
+
+
 def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
-    """A computer player's move, submitted like anybody's."""
+    """One computer player's move, submitted like anybody's (the tasks play every
+    computer of a phase at once: `play_computers`)."""
     game = Game.objects.get(pk=game_id)
     seat = game.seats.get(pk=seat_id)
     if game.phase_number != phase_number or game.status != Game.Status.RUNNING:

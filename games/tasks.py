@@ -49,8 +49,10 @@ def resolve_phase(game_id: int, phase_number: int) -> bool:
 
 
 @shared_task(**SURVIVES)
-def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
-    return services.play_computer(game_id, phase_number, seat_id)
+def play_computer(game_id: int, phase_number: int, seat_id: int) -> int:
+    """Every computer the phase awaits (`seat_id`: one of them; the name and arguments
+    are those of the messages queued before issue 11, which still arrive)."""
+    return services.play_computers(game_id, phase_number)
 
 
 @shared_task(**SURVIVES)

@@ -1,0 +1,105 @@
+"""Computers play a phase in one task (issue 11): every awaited computer moves, the phase
+is resolved in the same transaction when their moves complete it, and a stretch of phases
+that awaits computers only goes on in that task, up to a bound."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.game import replay
+from engine.serialize import move_from_json
+from games import services
+from games.models import Game, PendingSubmission, Snapshot
+
+OPTIONS = {"name": "G", "player_count": 3, "setup": "basic", "decisions": "sealed",
+           "money": "hidden", "deadline_hours": 48, "invite_only": False, "colour": "red"}
+
+
+@pytest.fixture
+def announced(monkeypatch) -> dict[str, list[tuple[int, ...]]]:
+    """What the services announce for the tasks (nothing is queued)."""
+    found: dict[str, list[tuple[int, ...]]] = {"notify": [], "computer": [], "resolve": []}
+    for name, key in (("_dispatch_notify", "notify"), ("_dispatch_computer", "computer"),
+                      ("_dispatch_resolve", "resolve")):
+        monkeypatch.setattr(services, name, lambda *args, key=key: found[key].append(args))
+    return found
+
+
+def computers_only(creator, django_capture_on_commit_callbacks) -> Game:
+    """Three computers; the creator's seat handed to one for good (nobody plays in person)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        game = services.create_game(creator, **OPTIONS, computer_colours=["ochre", "lilac"])
+    game.seats.filter(user=creator).update(user=None, is_computer=True)
+    return Game.objects.get(pk=game.pk)
+
+
+def test_a_game_of_computers_plays_a_stretch_of_phases_in_one_call(
+        alice, announced, django_capture_on_commit_callbacks):
+    game = computers_only(alice, django_capture_on_commit_callbacks)
+    announced["computer"].clear()
+    announced["notify"].clear()  # the game's start, while alice still had her seat
+    start = game.phase_number
+    with django_capture_on_commit_callbacks(execute=True):
+        resolved = services.play_computers(game.pk, start, phases=7)
+    game = Game.objects.get(pk=game.pk)
+    assert resolved == 7 and game.phase_number == start + 7
+    assert Snapshot.objects.filter(game=game).count() == 8  # each phase kept for the archive
+    assert not PendingSubmission.objects.filter(game=game).exists()
+    # Nobody to tell: marked told, no notify task; the rest of the stretch: one next task.
+    assert game.notified_phase == game.phase_number and not announced["notify"]
+    assert [a[:2] for a in announced["computer"]] == [(game.pk, game.phase_number)]
+    assert game.work_due_since is not None  # the computers' next task is owed (recovery)
+
+
+def test_the_stretch_keeps_the_record_the_engine_replays(
+        alice, announced, django_capture_on_commit_callbacks):
+    """Every move of the stretch is in the record, in order: replayed by the engine from
+    the game's settings, it gives the state stored (as for moves resolved one by one)."""
+    game = computers_only(alice, django_capture_on_commit_callbacks)
+    services.play_computers(game.pk, game.phase_number, phases=20)
+    game = Game.objects.get(pk=game.pk)
+    colours = tuple(game.seats.order_by("position").values_list("colour", flat=True))
+    record = [(r.colour, move_from_json(r.move)) for r in game.record.order_by("index")]
+    assert len({r.phase_number for r in game.record.all()}) == 20
+    assert replay(game.settings_for(colours), record) == game.engine_state
+
+
+def test_computers_of_a_sealed_phase_wait_for_the_person(
+        alice, announced, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        game = services.create_game(alice, **OPTIONS, computer_colours=["ochre", "lilac"])
+    game = Game.objects.get(pk=game.pk)
+    assert set(game.waiting) == {"red", "ochre", "lilac"}  # the first phase is sealed
+    assert services.play_computers(game.pk, game.phase_number) == 0
+    stored = set(PendingSubmission.objects.filter(game=game).values_list("seat__colour",
+                                                                         flat=True))
+    assert stored == {"ochre", "lilac"} and Game.objects.get(pk=game.pk).phase_number == \
+        game.phase_number
+    # Again (a redelivered task): nothing more.
+    assert services.play_computers(game.pk, game.phase_number) == 0
+    assert PendingSubmission.objects.filter(game=game).count() == 2
+
+
+def test_a_redelivered_task_for_a_resolved_phase_does_nothing(
+        alice, announced, django_capture_on_commit_callbacks):
+    game = computers_only(alice, django_capture_on_commit_callbacks)
+    number = game.phase_number
+    assert services.play_computers(game.pk, number, phases=2) == 2
+    state = Game.objects.get(pk=game.pk).state
+    assert services.play_computers(game.pk, number) == 0
+    assert Game.objects.get(pk=game.pk).state == state
+
+
+def test_a_person_told_by_email_is_told_once_per_stretch(
+        alice, announced, django_capture_on_commit_callbacks):
+    """A computer stands in for alice: she is still told the game, once for the stretch
+    (notify folds the phases it did not tell into the last one)."""
+    with django_capture_on_commit_callbacks(execute=True):
+        game = services.create_game(alice, **OPTIONS, computer_colours=["ochre", "lilac"])
+    game.seats.filter(user=alice).update(standin=True)
+    announced["notify"].clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.play_computers(game.pk, game.phase_number, phases=5) == 5
+    game = Game.objects.get(pk=game.pk)
+    assert announced["notify"] == [(game.pk, game.phase_number)]
+    assert game.notified_phase < game.phase_number
