@@ -180,11 +180,11 @@ def client() -> redis.Redis:
     return redis.Redis.from_url(settings.REDIS_URL)
 
 
-def noop_round_trips(count: int, queue: str) -> list[float]:
+def noop_round_trips(count: int, queue: str, warm: int = 2) -> list[float]:
     """Seconds from queuing a no-op to its run on the worker (worker's clock), one at a
-    time, each after the last one ran."""
+    time, each after the last one ran (the first `warm` left out: they open connections)."""
     r, key, found = client(), f"bench:stamp:{uuid.uuid4().hex}", []
-    for _ in range(count + 2):
+    for _ in range(count + warm):
         sent = time.time()
         stamp.apply_async((key,), queue=queue)
         _, ran = r.blpop([key], timeout=30) or (None, None)
@@ -192,7 +192,7 @@ def noop_round_trips(count: int, queue: str) -> list[float]:
             raise RuntimeError("a no-op task did not run in 30 s")
         found.append(float(ran) - sent)
     r.delete(key)
-    return found[2:]  # the first ones open connections
+    return found[warm:]
 
 
 def noop_rate(count: int, queues: list[str]) -> float:
@@ -298,6 +298,7 @@ def resolve_latency(options: Options) -> Iterator[Figure]:
     resolve_queue = queue_of("games.tasks.resolve_phase")
     specs = deployed()
     latencies: list[float] = []
+    loaded: list[float] = []  # no-op round trips between the resolutions, under the same load
     phases: list[tuple[int, int, float]] = []  # game, phase begun, commit time
     with no_task_queue():
         background = busy_games(options.size(BACKGROUND_GAMES, 2))
@@ -324,6 +325,7 @@ def resolve_latency(options: Options) -> Iterator[Figure]:
             saved = wait_for_snapshot(game.pk, number + 1)
             latencies.append(saved - committed)
             phases.append((game.pk, number + 1, committed))
+            loaded.extend(noop_round_trips(1, resolve_queue, warm=0))  # the same load
         backlog = queue_lengths()
         time.sleep(1.0)  # the last phase's emails
         emails = _email_times(phases)
@@ -335,6 +337,9 @@ def resolve_latency(options: Options) -> Iterator[Figure]:
         detail={"samples": len(latencies), "p90_ms": round(percentile(latencies, 90) * 1000, 1),
                 "max_ms": round(max(latencies) * 1000, 1),
                 "noop_p90_ms": round(percentile(baseline, 90) * 1000, 2),
+                "noop_under_load_p50_ms": round(median(loaded) * 1000, 2),
+                "noop_under_load_p90_ms": round(percentile(loaded, 90) * 1000, 2),
+                "ratio_to_noop_under_load": round(median(latencies) / median(loaded), 2),
                 "emails_queued_p50_ms": emails["queued"], "emails_sent_p50_ms": emails["sent"],
                 "background_games": len(background), "queued_at_end": backlog,
                 "resolve_task_p50_ms": round(median(ran) * 1000, 1) if ran else None,

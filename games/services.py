@@ -20,6 +20,8 @@ from typing import Literal, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -360,7 +362,7 @@ def resolve(game_id: int, phase_number: int) -> bool:
     """Apply the phase's pending submissions; exactly once: a second run, or a run for a
     phase already resolved, finds the phase number moved on and does nothing."""
     with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game_id)
+        game, rows = _locked_for_resolving(game_id)
         if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
             return False
         state = game.engine_state
@@ -370,8 +372,21 @@ def resolve(game_id: int, phase_number: int) -> bool:
         state, log, records = _apply_pending(state, pending)
         if not records:
             return False
-        _store(game, state, log, records)
+        _store(game, state, log, records, rows=rows)
     return True
+
+
+def _locked_for_resolving(game_id: int) -> tuple[Game, Rows]:
+    """The game under its row lock, with its seats, and how many record and event rows
+    it has (counted in the query that takes the lock)."""
+    def count(model: type[RecordEntry] | type[EventRow]) -> Coalesce:
+        rows = model.objects.filter(game=OuterRef("pk")).order_by().values("game")
+        return Coalesce(Subquery(rows.annotate(n=Count("pk")).values("n")), 0)
+
+    game = (Game.objects.select_for_update(of=("self",)).prefetch_related("seats")
+            .annotate(records_n=count(RecordEntry), events_n=count(EventRow)).get(pk=game_id))
+    counted = vars(game)  # the annotations, which the model does not declare
+    return game, Rows(counted["records_n"], counted["events_n"])
 
 
 def _pending(game: Game) -> list[PendingSubmission]:
@@ -548,10 +563,10 @@ def play_computers(game_id: int, phase_number: int,
     people still to move find the computers' moves stored, as if each had been
     submitted. How many phases were resolved."""
     with transaction.atomic():
-        game = Game.objects.select_for_update().prefetch_related("seats").get(pk=game_id)
+        game, rows = _locked_for_resolving(game_id)
         if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
             return 0  # a redelivered or recovered task: the game moved on
-        resolved, rows = 0, Rows.of(game)
+        resolved = 0
         while game.status == Game.Status.RUNNING and resolved < phases \
                 and _computers_play(game, rows, fresh=resolved > 0):
             resolved += 1
