@@ -13,7 +13,7 @@ tasks that call it.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 from typing import Literal, TypedDict
@@ -444,28 +444,41 @@ def _apply_pending(state: engine.GameState, pending: list[PendingSubmission]
 
 @dataclass
 class Rows:
-    """How many record and event rows the game has: the index of the next one. Counted
-    once for a stretch of phases stored under one row lock (`play_computers`)."""
+    """The game's record, event and snapshot rows being written: how many record and
+    event rows it has (the index of the next one), and the new rows not inserted yet.
+    For a stretch of phases stored under one row lock (`play_computers`) they are
+    counted once and inserted together at the end, with the game's row saved once."""
 
     records: int
     events: int
+    new: dict[type[RecordEntry | EventRow | Snapshot], list] = field(default_factory=dict)
 
     @classmethod
     def of(cls, game: Game) -> Rows:
         return cls(game.record.count(), game.events.count())
 
+    def add(self, rows: Sequence[RecordEntry | EventRow | Snapshot]) -> None:
+        if rows:
+            self.new.setdefault(type(rows[0]), []).extend(rows)
+
+    def insert(self) -> None:
+        for model, rows in self.new.items():
+            model.objects.bulk_create(rows)
+        self.new.clear()
+
 
 def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
            records: list[tuple[str, Submission]], new_phase: bool = True,
-           announce: bool = True, rows: Rows | None = None, stored: bool = True) -> None:
+           announce: bool = True, rows: Rows | None = None, stored: bool = True,
+           later: bool = False) -> None:
     """Save the new state with its record, events and snapshot; schedule what follows
     (`announce` False: the caller does, once, for the last of several phases). `rows`:
-    counted already; `stored` False: the phase has no pending rows to delete."""
+    counted already; `stored` False: the phase has no pending rows to delete; `later`:
+    the caller saves the game and inserts the rows (`_save`), once for a stretch."""
     rows = rows or Rows.of(game)
-    RecordEntry.objects.bulk_create(
-        RecordEntry(game=game, index=rows.records + i, colour=c, move=move_to_json(m),
-                    text=format_move(m), phase_number=game.phase_number)
-        for i, (c, m) in enumerate(records))
+    rows.add([RecordEntry(game=game, index=rows.records + i, colour=c, move=move_to_json(m),
+                          text=format_move(m), phase_number=game.phase_number)
+              for i, (c, m) in enumerate(records)])
     rows.records += len(records)
     if new_phase and stored:
         game.pending.filter(phase_number=game.phase_number).delete()
@@ -479,17 +492,23 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
         game.deadline = None
     if new_phase:  # its emails are owed now, at least (games.recovery)
         game.work_due_since = timezone.now()
-    game.save()
-    _save_events(game, log, rows)
+    _add_events(game, log, rows)
     if new_phase:
-        Snapshot.objects.create(
-            game=game, phase_number=game.phase_number, turn=state.turn,
-            phase_kind=state.phase.kind, state=game.state,
-            power={c: p.power for c, p in state.pos.players.items()})
-        if announce:
-            _announce_phase(game, state)
-    else:  # an alliance ended within the phase: what it owes may have changed
+        rows.add([Snapshot(game=game, phase_number=game.phase_number, turn=state.turn,
+                           phase_kind=state.phase.kind, state=game.state,
+                           power={c: p.power for c, p in state.pos.players.items()})])
+    if later:
+        return
+    _save(game, rows)
+    if not new_phase:  # an alliance ended within the phase: what it owes may have changed
         keep_due(game)
+    elif announce:
+        _announce_phase(game, state)
+
+
+def _save(game: Game, rows: Rows) -> None:
+    game.save()
+    rows.insert()
 
 
 def _announce_phase(game: Game, state: engine.GameState, computers: bool = True) -> None:
@@ -515,12 +534,12 @@ def _is_told(seat: Seat) -> bool:
     return seat.user_id is not None and not seat.is_computer
 
 
-def _save_events(game: Game, log: Sequence[Event | Refused], rows: Rows) -> None:
-    EventRow.objects.bulk_create(
-        EventRow(game=game, index=rows.events + i, phase_number=game.phase_number,
-                 turn=e.get("turn", game.turn), kind=e["kind"],
-                 data={k: v for k, v in e.items() if k != "to"}, to_colour=str(e.get("to") or ""))
-        for i, e in enumerate(log))
+def _add_events(game: Game, log: Sequence[Event | Refused], rows: Rows) -> None:
+    rows.add([EventRow(game=game, index=rows.events + i, phase_number=game.phase_number,
+                       turn=e.get("turn", game.turn), kind=e["kind"],
+                       data={k: v for k, v in e.items() if k != "to"},
+                       to_colour=str(e.get("to") or ""))
+              for i, e in enumerate(log)])
     rows.events += len(log)
 
 
@@ -571,6 +590,7 @@ def play_computers(game_id: int, phase_number: int,
                 and _computers_play(game, rows, fresh=resolved > 0):
             resolved += 1
         if resolved:  # the computers of the phase it stopped in have moved, unless cut short
+            _save(game, rows)
             _announce_phase(game, game.engine_state, computers=resolved == phases)
         keep_due(game)
     return resolved
@@ -602,7 +622,8 @@ def _computers_play(game: Game, rows: Rows, fresh: bool) -> bool:
     state, log, records = _apply_pending(state, [*pending, *computers])
     if not records:
         return False
-    _store(game, state, log, records, announce=False, rows=rows, stored=bool(pending))
+    _store(game, state, log, records, announce=False, rows=rows, stored=bool(pending),
+           later=True)
     return True
 
 

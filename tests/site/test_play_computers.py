@@ -5,6 +5,8 @@ that awaits computers only goes on in that task, up to a bound."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from engine.game import replay
 from engine.serialize import move_from_json
@@ -103,3 +105,20 @@ def test_a_person_told_by_email_is_told_once_per_stretch(
     game = Game.objects.get(pk=game.pk)
     assert announced["notify"] == [(game.pk, game.phase_number)]
     assert game.notified_phase < game.phase_number
+
+
+def test_a_stretch_writes_its_rows_together(
+        alice, announced, django_capture_on_commit_callbacks):
+    """The queries of a stretch do not grow with its phases: the game's row is saved once
+    and its record, events and snapshots inserted once each (issue 11: throughput)."""
+    game = computers_only(alice, django_capture_on_commit_callbacks)
+    # (the first stretch also deletes the reminders armed while alice had her seat)
+    assert services.play_computers(game.pk, game.phase_number, phases=1) == 1
+    game = Game.objects.get(pk=game.pk)
+    with CaptureQueriesContext(connection) as short:
+        assert services.play_computers(game.pk, game.phase_number, phases=2) == 2
+    game = Game.objects.get(pk=game.pk)
+    with CaptureQueriesContext(connection) as long:
+        assert services.play_computers(game.pk, game.phase_number, phases=12) == 12
+    assert len(long.captured_queries) == len(short.captured_queries) <= 14
+    assert Snapshot.objects.filter(game=game).count() == 16
