@@ -499,11 +499,11 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
                            power={c: p.power for c, p in state.pos.players.items()})])
     if later:
         return
+    if new_phase and announce:  # (before the rows: the snapshot is what the bench times)
+        _announce_phase(game, state)
     _save(game, rows)
     if not new_phase:  # an alliance ended within the phase: what it owes may have changed
         keep_due(game)
-    elif announce:
-        _announce_phase(game, state)
 
 
 def _save(game: Game, rows: Rows) -> None:
@@ -512,8 +512,9 @@ def _save(game: Game, rows: Rows) -> None:
 
 
 def _announce_phase(game: Game, state: engine.GameState, computers: bool = True) -> None:
-    """What a new phase owes: the reminders before its deadline (armed now, in this
-    transaction), its computers' moves and its emails (after the commit). A game nobody
+    """What a new phase owes (before its game's row is saved): the reminders before its
+    deadline (armed now, in this transaction), its computers' moves and its emails
+    (after the commit). A game nobody
     plays in person has no emails to queue: its phase is marked told at once, and no
     task is spent on it."""
     if game.deadline is not None:
@@ -523,9 +524,8 @@ def _announce_phase(game: Game, state: engine.GameState, computers: bool = True)
     if any(_is_told(s) for s in game.seats.all()):
         number = game.phase_number
         transaction.on_commit(lambda: _dispatch_notify(game.pk, number))
-    else:
+    else:  # saved with the game's row, which the caller saves next
         game.notified_phase = game.phase_number
-        Game.objects.filter(pk=game.pk).update(notified_phase=game.phase_number)
 
 
 def _is_told(seat: Seat) -> bool:
@@ -590,8 +590,8 @@ def play_computers(game_id: int, phase_number: int,
                 and _computers_play(game, rows, fresh=resolved > 0):
             resolved += 1
         if resolved:  # the computers of the phase it stopped in have moved, unless cut short
-            _save(game, rows)
             _announce_phase(game, game.engine_state, computers=resolved == phases)
+            _save(game, rows)
         keep_due(game)
     return resolved
 
