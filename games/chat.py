@@ -141,11 +141,7 @@ def for_page(game: Game, seat: Seat | None) -> list[Message]:
         rows = rows.select_related("sender__user__profile", "to_seat__user__profile")
     found = list(rows[:PAGE_MESSAGES])
     if seats is not None:
-        for message in found:  # (a seat not found would still be read, lazily)
-            if message.sender_id in seats:
-                message.sender = seats[message.sender_id]
-            if message.to_seat_id in seats:
-                message.to_seat = seats[message.to_seat_id]
+        _attach(found, seats)
     return list(reversed(found))
 
 
@@ -164,16 +160,48 @@ def told_upto(seat: Seat) -> int:
     return told or 0
 
 
-def unread_by_email(seat: Seat) -> tuple[list[Message], bool]:
+def newest(game: Game) -> int:
+    """The id of the game's newest message (0: none yet)."""
+    found = Message.objects.filter(game_id=game.pk).order_by("-pk").values_list("pk", flat=True)
+    return found.first() or 0
+
+
+def unread_by_email(seat: Seat, *, newest: int | None = None) -> tuple[list[Message], bool]:
     """The messages the person's next email of the game tells, oldest first, and whether
-    older ones were left out (EMAIL_MESSAGES at most)."""
-    if seat.user_id is None:
+    older ones were left out (EMAIL_MESSAGES at most). `newest`: the game's newest message
+    id (`newest`), if the caller holds the game's row lock and knows it: no query at all
+    when the game has none, one when none came after the last one told."""
+    if seat.user_id is None or newest == 0:
         return [], False
-    rows = list(Message.objects.filter(game=seat.game_id, pk__gt=told_upto(seat))
-                .visible_to(seat).select_related("sender__user__profile",
-                                                 "to_seat__user__profile")
-                .order_by("-pk")[:EMAIL_MESSAGES + 1])
-    return list(reversed(rows[:EMAIL_MESSAGES])), len(rows) > EMAIL_MESSAGES
+    told = told_upto(seat)
+    if newest is not None and newest <= told:
+        return [], False
+    rows = Message.objects.filter(game=seat.game_id, pk__gt=told).visible_to(seat)
+    seats = _prefetched_seats(seat)
+    if seats is None:
+        rows = rows.select_related("sender__user__profile", "to_seat__user__profile")
+    found = list(rows.order_by("-pk")[:EMAIL_MESSAGES + 1])
+    if seats is not None:
+        _attach(found, seats)
+    return list(reversed(found[:EMAIL_MESSAGES])), len(found) > EMAIL_MESSAGES
+
+
+def _prefetched_seats(seat: Seat) -> dict[int, Seat] | None:
+    """The seats of the seat's game by id, if the game is loaded with them prefetched."""
+    game = seat.game if Seat.game.is_cached(seat) else None
+    if game is None or "seats" not in getattr(game, "_prefetched_objects_cache", {}):
+        return None
+    return {s.pk: s for s in game.seats.all()}
+
+
+def _attach(messages: list[Message], seats: dict[int, Seat]) -> None:
+    """Each message's sender and addressee from the game's seats (a seat not found would
+    still be read, lazily)."""
+    for message in messages:
+        if message.sender_id in seats:
+            message.sender = seats[message.sender_id]
+        if message.to_seat_id in seats:
+            message.to_seat = seats[message.to_seat_id]
 
 
 def has_unread(seat: Seat) -> bool:

@@ -66,6 +66,7 @@ class Presentation:
                  state: GameState | None = None) -> None:
         self.game, self.seat, self.everything = game, seat, everything
         self._state = state
+        self._phase_lines: dict[int, list[EventLine]] = {}  # events(phase_number=...)
 
     @property
     def colour(self) -> str | None:
@@ -94,7 +95,10 @@ class Presentation:
 
     def events(self, *, phase_number: int | None = None, last: int | None = None
                ) -> list[EventLine]:
-        """The events this viewer may read, oldest first: of one phase, or the last few."""
+        """The events this viewer may read, oldest first: of one phase, or the last few.
+        A phase's are kept: an email checks them for news, then tells them."""
+        if phase_number is not None and last is None:
+            return list(self._phase_events(phase_number))
         rows = self.visible_events()
         if phase_number is not None:
             rows = rows.filter(phase_number=phase_number)
@@ -103,6 +107,13 @@ class Presentation:
             return [self._line(*row) for row in reversed(newest)]
         return [self._line(*row) for row in rows.order_by("index").values_list(
             *EVENT_LINE_FIELDS)]
+
+    def _phase_events(self, phase_number: int) -> list[EventLine]:
+        if phase_number not in self._phase_lines:
+            rows = self.visible_events().filter(phase_number=phase_number)
+            self._phase_lines[phase_number] = [self._line(*row) for row in rows.values_list(
+                *EVENT_LINE_FIELDS)]
+        return self._phase_lines[phase_number]
 
     def visible_events(self) -> EventQuerySet:
         """Every event this viewer may read, oldest first, as rows: for a page of them
@@ -115,6 +126,10 @@ class Presentation:
     def line(self, event: Event) -> EventLine:
         return self._line(event.index, event.turn, event.phase_number, event.kind,
                           event.data, event.to_colour)
+
+    def row_line(self, row: tuple[Any, ...]) -> EventLine:
+        """An event read as a plain row: `visible_events().values_list(*EVENT_LINE_FIELDS)`."""
+        return self._line(*row)
 
     def _line(self, index: int, turn: int, phase_number: int, kind: str,
               data: dict[str, Any], to_colour: str) -> EventLine:

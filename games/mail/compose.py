@@ -32,7 +32,7 @@ from games.mail import outbox, tokens
 from games.mail.replies import REPLY_MARKER
 from games.mail.textboard import board_text
 from games.models import Event, Game, MessageEmails, OutgoingEmail, Seat
-from games.presenter import EventLine, Presentation, present
+from games.presenter import EVENT_LINE_FIELDS, EventLine, Presentation, present
 from games.words import (
     action_text,
     card_name,
@@ -53,6 +53,7 @@ TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by
 EVENTS_SHOWN = 12
 NEWS_SHOWN = 40  # lines of "what happened since our last email"; the game page has the rest
 NEWS_PHASES = 60  # phases looked through for them (in one query)
+PHASE_FIELD = EVENT_LINE_FIELDS.index("phase_number")  # in an event's row (news_since)
 KIND_HEADER = "X-Lowenherz-Kind"
 # The emails of a game's play: one thread per game in the players' mail clients (one
 # subject, and In-Reply-To / References the game's root `Game.mail_thread`).
@@ -62,6 +63,7 @@ THREADED = frozenset({"your_turn", "results", "reminder", "game_over", "move_acc
 # (games.chat.unread_by_email), when they go as they are written (not held to be folded).
 CARRY_MESSAGES = frozenset({"your_turn", "results", "game_over", "messages"})
 CELLS_SHOWN = 30
+OWED_NEWS = frozenset({"results", "message_owed"})  # held, never sent as stored (_never_sent)
 PHASE_HEADER = "X-Lowenherz-Phase"  # "<game id>/<phase number>": notify's duplicate check
 GAME_HEADER = "X-Lowenherz-Game"
 SIGNATURE = "\n-- \n"  # the footer's delimiter (mail clients and the reply parser know it)
@@ -71,25 +73,28 @@ SIGNATURE = "\n-- \n"  # the footer's delimiter (mail clients and the reply pars
 
 
 def your_turn(game: Game, seat: Seat, *, since: int | None = None,
-              confirmations: Sequence[str] = (),
-              shown: Presentation | None = None) -> OutgoingEmail | None:
+              confirmations: Sequence[str] = (), shown: Presentation | None = None,
+              newest_message: int | None = None) -> OutgoingEmail | None:
     """'The game waits for you': what is asked, the state as text, a magic link; with
     what happened after phase `since` (None: the last few events) and the confirmations
     of moves by email that ride in it (games.mail.notify folds them in). `shown`: the
-    reader's presentation, if the caller has it already (computed once per phase)."""
+    reader's presentation, if the caller has it already (computed once per phase);
+    `newest_message`: the game's newest message id, if the caller knows it
+    (`chat.unread_by_email`)."""
     if not _can_mail(seat.user, "your_turn"):
         return None
     context = {**_ask_context(game, seat, since, shown), "confirmations": list(confirmations)}
     return _send("your_turn", seat.user, context, game=game, seat=seat,
                  reply_to=tokens.reply_address(seat, game.phase_number),
-                 phase=game.phase_number,
+                 phase=game.phase_number, newest_message=newest_message,
                  summary=f"Your move: {context['phase_label']}, turn {context['v']['turn']}")
 
 
 def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | None = None,
             upto: int | None = None, confirmations: Sequence[str] = (),
             hold_until: datetime | None = None, reply_to: str = "",
-            shown: Presentation | None = None) -> OutgoingEmail | None:
+            shown: Presentation | None = None,
+            newest_message: int | None = None) -> OutgoingEmail | None:
     """What a phase revealed: decisions, duels, scores. `since`/`upto`: what happened in
     the phases after `since` up to `upto`, in one email (phase_number None: several
     phases, told by notify); `hold_until`: held for the person's next email."""
@@ -108,7 +113,8 @@ def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | No
     return _send("results", seat.user, context, game=game, urgent=False,
                  phase=phase_number, header_phase=last, hold_until=hold_until,
                  reply_to=reply_to or ("" if hold_until else _talk_address(game, seat)),
-                 seat=seat, summary=f"What happened (turn {v['turn']})")
+                 seat=seat, newest_message=newest_message,
+                 summary=f"What happened (turn {v['turn']})")
 
 
 def messages(game: Game, seat: Seat, *, confirmations: Sequence[str] = (),
@@ -152,11 +158,12 @@ def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
     NEWS_SHOWN lines (the newest), looked for in at most NEWS_PHASES phases."""
     found: list[str] = []
     first = max(since + 1, upto - NEWS_PHASES + 1)
-    rows: dict[int, list[Event]] = {}  # one query for the phases; worded only as needed
-    for row in shown.visible_events().filter(phase_number__gte=first, phase_number__lte=upto):
-        rows.setdefault(row.phase_number, []).append(row)
+    rows: dict[int, list[tuple[Any, ...]]] = {}  # one query; worded only as needed
+    for row in shown.visible_events().filter(phase_number__gte=first, phase_number__lte=upto) \
+            .values_list(*EVENT_LINE_FIELDS):  # plain rows: no model each
+        rows.setdefault(row[PHASE_FIELD], []).append(row)
     for number in range(upto, first - 1, -1):
-        found = news([shown.line(e) for e in rows.get(number, [])]) + found
+        found = news([shown.row_line(row) for row in rows.get(number, [])]) + found
         if len(found) >= NEWS_SHOWN:
             break
     cut = len(found) > NEWS_SHOWN or (len(found) >= NEWS_SHOWN and number > since + 1) \
@@ -176,8 +183,8 @@ def reminder(game: Game, seat: Seat) -> None:
 
 
 def game_over(game: Game, seat: Seat, *, since: int | None = None,
-              confirmations: Sequence[str] = (),
-              shown: Presentation | None = None) -> OutgoingEmail | None:
+              confirmations: Sequence[str] = (), shown: Presentation | None = None,
+              newest_message: int | None = None) -> OutgoingEmail | None:
     """Final scores and a link to the archive; with how it ended: what happened after
     phase `since` (None: in the last phase)."""
     if not _can_mail(seat.user, "game_over"):
@@ -195,7 +202,8 @@ def game_over(game: Game, seat: Seat, *, since: int | None = None,
                "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
                "archive_url": settings.SITE_URL + reverse("archive_game", args=[game.pk])}
     return _send("game_over", seat.user, context, game=game, urgent=False, seat=seat,
-                 phase=game.phase_number, summary="The game is over")
+                 phase=game.phase_number, newest_message=newest_message,
+                 summary="The game is over")
 
 
 def invitation(game: Game, to: str, inviter: User) -> None:
@@ -297,31 +305,35 @@ def _on_signup_with_taken_email(sender: Any, user: User, **kwargs: Any) -> None:
 # --- rendering and queuing ----------------------------------------------------------------------
 
 
-def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
-    """Subject (one line), plain text and HTML of an email of this kind."""
+def render(kind: str, context: dict[str, Any], html: bool = True) -> tuple[str, str, str]:
+    """Subject (one line), plain text and HTML of an email of this kind (`html` False:
+    none)."""
     # Names and game names reach the Subject header: no control or bidi characters.
     subject = clean_text(render_to_string(f"emails/{kind}-subject.txt", context))
     text: str = render_to_string(f"emails/{kind}-body.txt", context)
     text = re.sub(r"\n[ \t]*(\n[ \t]*)+\n", "\n\n", text).strip() + "\n"  # the tags' blank lines
-    return subject, text, render_to_string(f"emails/{kind}-body.html", context)
+    return subject, text, render_to_string(f"emails/{kind}-body.html", context) if html else ""
 
 
 def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = "",
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
           phase: int | None = None, urgent: bool = True, header_phase: int | None = None,
           hold_until: datetime | None = None, summary: str = "", seat: Seat | None = None,
-          require_messages: bool = False, kind_stored: str = "") -> OutgoingEmail | None:
+          require_messages: bool = False, kind_stored: str = "",
+          newest_message: int | None = None) -> OutgoingEmail | None:
     """Render and queue; `phase`: the game's phase the email is about (with `game`), the
     one it is kept for (`one_email_per_phase`); `header_phase`: the one its header names,
     if it is kept for none. `seat`: the reader's, whose unread messages an email of
     CARRY_MESSAGES tells (`require_messages`: only if there are some). `kind_stored`: the
-    kind the outbox keeps, if not the template's."""
-    talk, upto = _messages_context(kind, seat, hold_until)
+    kind the outbox keeps, if not the template's; `newest_message`: the game's newest
+    message id, if the caller knows it (`chat.unread_by_email`)."""
+    talk, upto = _messages_context(kind, seat, hold_until, newest_message)
     if require_messages and not talk["messages"]:
         return None
     kind_stored = kind_stored or kind
     context = {**context, **talk, **_footer(kind_stored, user, game), "summary": summary}
-    subject, text, html = render(kind, context)
+    subject, text, html = render(kind, context,
+                                 html=not _never_sent(kind_stored, user, urgent, hold_until))
     shown_phase = phase if phase is not None else header_phase
     if game is not None and shown_phase is not None:
         headers = {**(headers or {}), **phase_headers(game, shown_phase)}
@@ -333,8 +345,18 @@ def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = ""
                         summary=summary, messages_upto=upto)
 
 
-def _messages_context(kind: str, seat: Seat | None, hold_until: datetime | None
-                      ) -> tuple[dict[str, Any], int | None]:
+def _never_sent(kind: str, user: User | None, urgent: bool, hold_until: datetime | None
+                ) -> bool:
+    """Whether the row is held (COALESCING) as owed news that is never sent as it is:
+    told in the person's next email, or composed afresh once due (games.mail.notify). Its
+    text says what it owes; an HTML body nobody reads is not rendered. A row held for the
+    digest (HELD) is sent in it, and an answer to a move (move_accepted) may go alone."""
+    return hold_until is not None and kind in OWED_NEWS \
+        and outbox.status_for(user, kind, urgent) == outbox.Status.QUEUED
+
+
+def _messages_context(kind: str, seat: Seat | None, hold_until: datetime | None,
+                      newest_message: int | None = None) -> tuple[dict[str, Any], int | None]:
     """The unread messages an email tells, and the newest one's id (None: it tells
     none, so the next email tells them): not in a held email (it may be folded unsent),
     nor to a person who muted the game or reads messages on the page only."""
@@ -342,7 +364,7 @@ def _messages_context(kind: str, seat: Seat | None, hold_until: datetime | None
     if kind not in CARRY_MESSAGES or seat is None or hold_until is not None \
             or seat.mail_muted or chat_mode(seat.user) == MessageEmails.OFF:
         return empty, None
-    unread, cut = chat.unread_by_email(seat)
+    unread, cut = chat.unread_by_email(seat, newest=newest_message)
     if not unread:
         return empty, None
     shown = [{"heading": chat.heading(m, seat), "turn": m.turn, "text": m.text,

@@ -44,15 +44,17 @@ digest, in one email at DIGEST_HOUR in their time zone.
 
 from __future__ import annotations
 
+import operator
 import zoneinfo
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import reduce
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Max, Prefetch, Q
+from django.db.models import Count, Max, Prefetch, Q
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
@@ -75,6 +77,9 @@ from games.presenter import Presentation, present
 from games.services import MAX_DEADLINE_HOURS, deadline_set, keep_due
 
 DEFAULT_REMINDER_HOURS = (24, 2)
+# Of a person's phase emails, those that tell its news (`told_up_to`): not a held one,
+# nor an ask that gave way to a newer one unsent (`outbox.supersede_asks`).
+TELLS = ~Q(status=Status.COALESCING) & ~Q(status=Status.FOLDED, kind__in=outbox.ASKS)
 BATCH = 500  # reminders claimed per sweep; the rest wait a minute
 DIGEST_HOUR = 7  # the daily digest leaves at 07:00 in the person's time zone
 
@@ -96,44 +101,68 @@ def phase_changed(game_id: int, phase_number: int) -> None:
             return  # told already (a redelivered or recovered task), or not yet begun
         people = [s for s in game.seats.all() if s.user_id is not None and not s.is_computer]
         shown = {seat.pk: present(game, seat) for seat in people}
+        # Under the row lock no message is posted meanwhile (chat.post takes it first).
+        newest = chat.newest(game) if people else 0
         for number in range(game.notified_phase + 1, phase_number + 1):
-            _tell(game, people, number, shown)
+            _tell(game, people, number, shown, newest)
         game.notified_phase = phase_number
         game.save(update_fields=["notified_phase"])
         keep_due(game, progressed=False)
 
 
 def _tell(game: Game, people: list[Seat], phase_number: int,
-          shown: dict[int, Presentation]) -> None:
+          shown: dict[int, Presentation], newest: int) -> None:
     final = game.is_finished and phase_number == game.phase_number
     current = game.status == Game.Status.RUNNING and phase_number == game.phase_number
-    queued = set(OutgoingEmail.objects.filter(game=game, phase_number=phase_number)
-                 .values_list("kind", "user_id"))
+    asked = [seat for seat in people if not final and not seat.mail_muted and current
+             and seat.colour in game.waiting and not seat.standin]
+    if asked:  # one UPDATE for all of them: their asks of earlier phases unsent are stale
+        outbox.supersede_asks([seat.user_id for seat in asked], game, phase_number)
+    queued, told = _ledger(game, people, phase_number)  # after: a superseded ask tells none
     for seat in people:
         if final:
-            _tell_now(game, seat, phase_number, "game_over", compose.game_over, queued,
-                      shown[seat.pk])
-        elif seat.mail_muted:
-            continue  # nothing but the final scores
-        elif current and seat.colour in game.waiting and not seat.standin:
-            outbox.supersede_asks(seat.user, game, phase_number)
-            _tell_now(game, seat, phase_number, "your_turn", compose.your_turn, queued,
-                      shown[seat.pk])
-        else:
+            _tell_now(game, seat, "game_over", compose.game_over, queued, shown[seat.pk],
+                      told.get(seat.user_id, 0), newest)
+        elif seat in asked:
+            _tell_now(game, seat, "your_turn", compose.your_turn, queued, shown[seat.pk],
+                      told.get(seat.user_id, 0), newest)
+        elif not seat.mail_muted:  # muted: nothing but the final scores
             _owe_results(game, seat, phase_number, queued, shown[seat.pk])
 
 
-def _tell_now(game: Game, seat: Seat, phase_number: int, kind: str,
-              write: Callable[..., OutgoingEmail | None],
-              queued: set[tuple[str, int]], shown: Presentation) -> None:
+def _ledger(game: Game, people: list[Seat], phase_number: int
+            ) -> tuple[set[tuple[str, int]], dict[int | None, int]]:
+    """What the outbox holds of the people's phase emails of the game, in one query: the
+    (kind, user) of this phase's (`is_queued`), and each person's last phase told
+    (`told_up_to`)."""
+    rows = (OutgoingEmail.objects
+            .filter(game=game, user__in=[seat.user_id for seat in people],
+                    kind__in=PHASE_EMAILS, phase_number__isnull=False)
+            .values_list("user_id", "kind").order_by()
+            .annotate(told=Max("phase_number", filter=TELLS),
+                      now=Count("pk", filter=Q(phase_number=phase_number))))
+    queued: set[tuple[str, int]] = set()
+    told: dict[int | None, int] = {}
+    for user_id, kind, last, now in rows:
+        if now:
+            queued.add((kind, user_id))
+        told[user_id] = max(told.get(user_id, 0), last or 0)
+    return queued, told
+
+
+def _tell_now(game: Game, seat: Seat, kind: str, write: Callable[..., OutgoingEmail | None],
+              queued: set[tuple[str, int]], shown: Presentation, since: int,
+              newest: int) -> None:
     """One email of this phase, with everything owed to the person folded in. `queued`:
-    the (kind, user) of the phase's emails in the outbox already (`is_queued`, for all)."""
+    the (kind, user) of the phase's emails in the outbox already (`is_queued`, for all);
+    `since`: the last phase told them (`told_up_to`); `newest`: the game's newest message
+    (`chat.unread_by_email`)."""
     if (kind, seat.user_id) in queued:
         return
     owed = outbox.held(seat.user, game)
-    email = write(game, seat, since=told_up_to(seat, game),
+    email = write(game, seat, since=since,
                   confirmations=[e.summary for e in owed if e.kind == "move_accepted"],
-                  shown=shown)
+                  shown=shown, newest_message=newest)
     if email is not None:
         outbox.fold(owed, email)
 
@@ -152,9 +181,8 @@ def told_up_to(seat: Seat, game: Game) -> int:
     folded into one): their next email tells what happened after it. Not a held one, nor
     an ask that gave way to a newer one unsent (`outbox.supersede_asks`)."""
     told = (OutgoingEmail.objects
-            .filter(user=seat.user_id, game=game, kind__in=PHASE_EMAILS,
+            .filter(TELLS, user=seat.user_id, game=game, kind__in=PHASE_EMAILS,
                     phase_number__isnull=False)
-            .exclude(Q(status=Status.COALESCING) | Q(status=Status.FOLDED, kind__in=outbox.ASKS))
             .aggregate(last=Max("phase_number"))["last"])
     return told or 0
 
@@ -258,17 +286,21 @@ def arm_reminders(now: datetime, game: Game | None = None) -> None:
         for game_id in list(running.order_by("pk").values_list("pk", flat=True)):
             _arm_locked(game_id, now)
         return
-    wanted = {(r.seat_id, r.phase_number, r.deadline, r.hours_before): r
-              for seat_id, chosen in _seats_to_remind(game, now)
-              for r in _reminders(game, seat_id, chosen) if r.due_at > now}
-    unsent = Reminder.objects.filter(seat__game=game, sent_at__isnull=True, due_at__gt=now)
-    stale = [pk for pk, *key in unsent.values_list("pk", "seat_id", "phase_number", "deadline",
-                                                   "hours_before")
-             if tuple(key) not in wanted]
-    if stale:
-        Reminder.objects.filter(pk__in=stale, sent_at__isnull=True).delete()
+    wanted = [r for seat_id, chosen in _seats_to_remind(game, now)
+              for r in _reminders(game, seat_id, chosen) if r.due_at > now]
+    # One DELETE of the rows not due yet that are not wanted (rather than read, then delete).
+    Reminder.objects.filter(seat__game=game, sent_at__isnull=True, due_at__gt=now) \
+        .exclude(_any_of(wanted)).delete()
     # Armed twice (a repair beside a deadline moving): the unique key drops the second.
-    Reminder.objects.bulk_create(wanted.values(), ignore_conflicts=True)
+    Reminder.objects.bulk_create(wanted, ignore_conflicts=True)
+
+
+def _any_of(reminders: list[Reminder]) -> Q:
+    """A condition that holds for the rows with the key of one of `reminders` (none: for
+    no row)."""
+    keys = [Q(seat_id=r.seat_id, phase_number=r.phase_number, deadline=r.deadline,
+              hours_before=r.hours_before) for r in reminders]
+    return reduce(operator.or_, keys) if keys else Q(pk__in=[])
 
 
 def _arm_locked(game_id: int, now: datetime) -> None:

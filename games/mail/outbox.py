@@ -44,7 +44,7 @@ from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
-from games.models import EmailPreference, Game, Notifications, OutgoingEmail
+from games.models import PHASE_EMAILS, EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
 Status = OutgoingEmail.Status
@@ -88,6 +88,9 @@ def redispatch_after() -> timedelta:
 def mode_of(user: User | None) -> str:
     if user is None:
         return EmailPreference.EVERY
+    if User.notifications.is_cached(user):  # select_related by the caller (notify): no query
+        notifications = getattr(user, "notifications", None)  # None: the user has no row
+        return notifications.mode if notifications else EmailPreference.EVERY
     mode = Notifications.objects.filter(user=user).values_list("mode", flat=True).first()
     return mode or EmailPreference.EVERY
 
@@ -174,16 +177,14 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
         return None
     if status == Status.QUEUED and hold_until is not None:
         status = Status.COALESCING
-    try:
-        with transaction.atomic():  # a savepoint: a duplicate leaves the caller's work intact
-            email = OutgoingEmail.objects.create(
-                kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
-                text=text, html=html, reply_to=reply_to, status=status,
-                headers={**standard_headers(kind, user), **(headers or {})},
-                phase_number=phase_number, summary=summary, messages_upto=messages_upto,
-                next_attempt_at=hold_until if status == Status.COALESCING
-                else timezone.now() + redispatch_after() if status == Status.QUEUED else None)
-    except IntegrityError:
+    email = OutgoingEmail(
+        kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
+        text=text, html=html, reply_to=reply_to, status=status,
+        headers={**standard_headers(kind, user), **(headers or {})},
+        phase_number=phase_number, summary=summary, messages_upto=messages_upto,
+        next_attempt_at=hold_until if status == Status.COALESCING
+        else timezone.now() + redispatch_after() if status == Status.QUEUED else None)
+    if not _stored(email):
         log.warning("not queued again: %s for user %s, game %s, phase %s", kind,
                     user.pk if user else None, game.pk if game else None, phase_number)
         return None
@@ -199,6 +200,21 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
     return email
 
 
+def _stored(email: OutgoingEmail) -> bool:
+    """Insert the row; False if `one_email_per_phase` refused it as a duplicate. Only an
+    email that constraint covers needs the savepoint (two queries more) that keeps the
+    caller's transaction usable after the refusal."""
+    if email.kind not in PHASE_EMAILS or email.phase_number is None:
+        email.save(force_insert=True)
+        return True
+    try:
+        with transaction.atomic():
+            email.save(force_insert=True)
+    except IntegrityError:
+        return False
+    return True
+
+
 # --- coalescing: owed news waits for the person's next email of the game ------------------
 
 
@@ -207,8 +223,9 @@ def held(user: User | int | None, game: Game) -> list[OutgoingEmail]:
     game's row lock, which every writer of these rows takes first)."""
     if user is None:
         return []
+    # Not their bodies: a held email is told in another, or composed afresh (notify).
     return list(OutgoingEmail.objects.filter(user=user, game=game, status=Status.COALESCING)
-                .order_by("created_at", "pk"))
+                .defer("text", "html", "headers").order_by("created_at", "pk"))
 
 
 def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
@@ -227,10 +244,11 @@ def release(email: OutgoingEmail) -> None:
         transaction.on_commit(lambda: _dispatch(pk))
 
 
-def supersede_asks(user: User | None, game: Game, phase_number: int) -> None:
-    """An ask of an earlier phase not sent yet is stale: the newer one goes instead."""
+def supersede_asks(user_ids: list[int | None], game: Game, phase_number: int) -> None:
+    """An ask of an earlier phase not sent yet is stale: the newer one goes instead (to
+    each of these people, in one UPDATE)."""
     OutgoingEmail.objects.filter(
-        user=user, game=game, kind__in=ASKS, phase_number__lt=phase_number,
+        user__in=user_ids, game=game, kind__in=ASKS, phase_number__lt=phase_number,
         status__in=[Status.QUEUED, Status.RETRYING],
     ).update(status=Status.FOLDED, last_error="superseded by the ask of a later phase")
 

@@ -19,8 +19,11 @@ SALT = "lowenherz.magic-link"
 
 
 def reply_address(seat: Seat, phase_number: int) -> str:
-    token, _ = ReplyToken.objects.get_or_create(seat=seat, phase_number=phase_number,
-                                                used_at=None)
+    # Not get_or_create: no constraint keys a token on its seat and phase, so its
+    # savepoint could only catch a clash of random tokens, which it would raise again.
+    token = ReplyToken.objects.filter(seat=seat, phase_number=phase_number,
+                                      used_at=None).first() \
+        or ReplyToken.objects.create(seat=seat, phase_number=phase_number)
     return f"{settings.REPLY_LOCAL_PART}+{token.token}@{settings.REPLY_DOMAIN}"
 
 

@@ -1,0 +1,75 @@
+"""What telling a phase change costs in SQL queries (`notify.phase_changed`): a few for
+the game, a few per email, never more with the phases played or the messages at the table.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from engine.ai import RandomPlayer
+from engine.game import is_simultaneous
+from games import chat, services
+from games.mail import notify
+from games.models import Game, OutgoingEmail, Seat
+
+# The game's row and seats, the newest message, the outbox's ledger, the supersede, the
+# game's row saved, the due work, the transaction: the most a phase change costs alone.
+PER_PHASE = 10
+# Held results: the reader's events of the phase, the row (in a savepoint).
+PER_HELD = 4
+# "Waits for you": held rows, events since the last email, magic link, reply token (read,
+# made), the row (in a savepoint), folding the held ones.
+PER_ASK = 9
+# ... and when the table talks: the last message told, the unread ones (with their
+# senders: the seats the game has loaded).
+PER_ASK_TALKING = 2
+
+
+def play(game: Game, phases: int, talk: bool = False) -> list[tuple[int, int, int]]:
+    """`phases` phases played and told: for each, (queries of `phase_changed`, "waits for
+    you" emails queued, held results queued). `talk`: a message at the table before each
+    phase is told (each email then tells the new ones)."""
+    found = []
+    seats = dict(Seat.objects.filter(game=game).values_list("colour", "user_id"))
+    with mock.patch("games.tasks.queue"):
+        notify.phase_changed(game.pk, game.phase_number)
+        for _ in range(phases):
+            game = Game.objects.get(pk=game.pk)
+            state, number = game.engine_state, game.phase_number
+            for colour in state.waiting if is_simultaneous(state) else state.waiting[:1]:
+                move = RandomPlayer(f"{number}/{colour}").choose(state, colour)
+                services.submit(game.pk, Seat.objects.get(game=game, colour=colour).pk, move,
+                                number)
+            services.resolve(game.pk, number)
+            if talk:
+                chat.post(game.pk, seats["red"], f"Phase {number} was fun.")
+            before = OutgoingEmail.objects.count()
+            with CaptureQueriesContext(connection) as queries:
+                notify.phase_changed(game.pk, number + 1)
+            new = OutgoingEmail.objects.order_by("pk")[before:]
+            found.append((len(queries), sum(e.kind == "your_turn" for e in new),
+                          sum(e.kind == "results" for e in new)))
+    return found
+
+
+def bound(asks: int, held: int, talk: bool = False) -> int:
+    return PER_PHASE + (PER_ASK + PER_ASK_TALKING * talk) * asks + PER_HELD * held
+
+
+def test_a_phase_change_costs_a_few_queries_per_email_however_long_the_game_ran(game):
+    told = play(game, 20)
+    assert all(count <= bound(asks, held) for count, asks, held in told), told
+    # Not more with every phase: the last phases cost what the first ones of their kind did.
+    first = {(asks, held): count for count, asks, held in reversed(told[:10])}
+    assert all(count <= first.get((asks, held), count) + 2
+               for count, asks, held in told[10:]), told
+
+
+def test_the_messages_at_the_table_cost_no_query_each(game):
+    told = play(game, 12, talk=True)
+    assert all(count <= bound(asks, held, talk=True) for count, asks, held in told), told
+    asked = [count for count, asks, held in told if asks == 1 and held == 2]
+    assert asked and max(asked) - min(asked) <= 2, told
