@@ -327,16 +327,19 @@ def owed(game: Game) -> Owed:
                 resolve=_is_ready(game, state, submitted), computers=computers)
 
 
-def keep_due(game: Game, progressed: bool = True) -> Owed:
+def keep_due(game: Game, progressed: bool = True, saving: Sequence[str] = ()) -> Owed:
     """Record in the game's row since when a task is owed to it (None: nothing is), under
     its row lock. `progressed`: the game just changed, so the recovery pass gives the
-    tasks this change queued a grace period from now before it queues them again."""
+    tasks this change queued a grace period from now before it queues them again.
+    `saving`: other fields of the game's row changed by the caller, saved in the same
+    UPDATE."""
     work = owed(game)
     since = (timezone.now() if progressed or game.work_due_since is None
              else game.work_due_since) if work else None
-    if since != game.work_due_since:
+    if since != game.work_due_since or saving:
         game.work_due_since = since
-        Game.objects.filter(pk=game.pk).update(work_due_since=since)
+        Game.objects.filter(pk=game.pk).update(
+            work_due_since=since, **{name: getattr(game, name) for name in saving})
     return work
 
 

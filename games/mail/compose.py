@@ -100,6 +100,9 @@ def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | No
     phases, told by notify); `hold_until`: held for the person's next email."""
     if not _can_mail(seat.user, "results"):
         return None
+    if _never_sent("results", seat.user, False, hold_until):
+        return _owed("results", game, seat, phase_number, hold_until,
+                     f"What happened (turn {game.turn})")
     shown = shown or present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a running game has a state"
@@ -135,6 +138,9 @@ def message_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail 
     is, folded into their next email of the game, or replaced by `messages` once due."""
     if not _can_mail(seat.user, "message_owed"):
         return None
+    if _never_sent("message_owed", seat.user, False, hold_until):
+        return _owed("message_owed", game, seat, None, hold_until,
+                     "New messages at the table")
     context = {**_game_context(game, seat.user), "confirmations": []}
     return _send("messages", seat.user, context, game=game, hold_until=hold_until,
                  kind_stored="message_owed", summary="New messages at the table")
@@ -305,14 +311,13 @@ def _on_signup_with_taken_email(sender: Any, user: User, **kwargs: Any) -> None:
 # --- rendering and queuing ----------------------------------------------------------------------
 
 
-def render(kind: str, context: dict[str, Any], html: bool = True) -> tuple[str, str, str]:
-    """Subject (one line), plain text and HTML of an email of this kind (`html` False:
-    none)."""
+def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
+    """Subject (one line), plain text and HTML of an email of this kind."""
     # Names and game names reach the Subject header: no control or bidi characters.
     subject = clean_text(render_to_string(f"emails/{kind}-subject.txt", context))
     text: str = render_to_string(f"emails/{kind}-body.txt", context)
     text = re.sub(r"\n[ \t]*(\n[ \t]*)+\n", "\n\n", text).strip() + "\n"  # the tags' blank lines
-    return subject, text, render_to_string(f"emails/{kind}-body.html", context) if html else ""
+    return subject, text, render_to_string(f"emails/{kind}-body.html", context)
 
 
 def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = "",
@@ -332,8 +337,7 @@ def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = ""
         return None
     kind_stored = kind_stored or kind
     context = {**context, **talk, **_footer(kind_stored, user, game), "summary": summary}
-    subject, text, html = render(kind, context,
-                                 html=not _never_sent(kind_stored, user, urgent, hold_until))
+    subject, text, html = render(kind, context)
     shown_phase = phase if phase is not None else header_phase
     if game is not None and shown_phase is not None:
         headers = {**(headers or {}), **phase_headers(game, shown_phase)}
@@ -345,12 +349,24 @@ def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = ""
                         summary=summary, messages_upto=upto)
 
 
+def _owed(kind: str, game: Game, seat: Seat, phase_number: int | None,
+          hold_until: datetime | None, summary: str) -> OutgoingEmail | None:
+    """A held row of owed news that is never sent as it is (`_never_sent`): nothing is
+    rendered for it (issue 11: notifying a phase costs what its emails that go cost); its
+    summary says what it owes, for whoever reads the outbox."""
+    user = seat.user
+    return outbox.queue(kind, user.email if user else "", f"{summary}: {game.name}",
+                        f"{summary}: told in the next email of the game.\n", "",
+                        user=user, game=game, phase_number=phase_number, urgent=False,
+                        hold_until=hold_until, summary=summary)
+
+
 def _never_sent(kind: str, user: User | None, urgent: bool, hold_until: datetime | None
                 ) -> bool:
     """Whether the row is held (COALESCING) as owed news that is never sent as it is:
-    told in the person's next email, or composed afresh once due (games.mail.notify). Its
-    text says what it owes; an HTML body nobody reads is not rendered. A row held for the
-    digest (HELD) is sent in it, and an answer to a move (move_accepted) may go alone."""
+    told in the person's next email, or composed afresh once due (games.mail.notify), so
+    it is not rendered (`_owed`). A row held for the digest (HELD) is sent in it, and an
+    answer to a move (move_accepted) may go alone: those are rendered."""
     return hold_until is not None and kind in OWED_NEWS \
         and outbox.status_for(user, kind, urgent) == outbox.Status.QUEUED
 

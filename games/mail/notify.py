@@ -106,8 +106,7 @@ def phase_changed(game_id: int, phase_number: int) -> None:
         for number in range(game.notified_phase + 1, phase_number + 1):
             _tell(game, people, number, shown, newest)
         game.notified_phase = phase_number
-        game.save(update_fields=["notified_phase"])
-        keep_due(game, progressed=False)
+        keep_due(game, progressed=False, saving=["notified_phase"])
 
 
 def _tell(game: Game, people: list[Seat], phase_number: int,
@@ -119,13 +118,15 @@ def _tell(game: Game, people: list[Seat], phase_number: int,
     if asked:  # one UPDATE for all of them: their asks of earlier phases unsent are stale
         outbox.supersede_asks([seat.user_id for seat in asked], game, phase_number)
     queued, told = _ledger(game, people, phase_number)  # after: a superseded ask tells none
+    told_now = [seat for seat in people if final or seat in asked]
+    held = outbox.held_of([seat.user_id for seat in told_now], game) if told_now else {}
     for seat in people:
         if final:
             _tell_now(game, seat, "game_over", compose.game_over, queued, shown[seat.pk],
-                      told.get(seat.user_id, 0), newest)
+                      told.get(seat.user_id, 0), newest, held.get(seat.user_id, []))
         elif seat in asked:
             _tell_now(game, seat, "your_turn", compose.your_turn, queued, shown[seat.pk],
-                      told.get(seat.user_id, 0), newest)
+                      told.get(seat.user_id, 0), newest, held.get(seat.user_id, []))
         elif not seat.mail_muted:  # muted: nothing but the final scores
             _owe_results(game, seat, phase_number, queued, shown[seat.pk])
 
@@ -152,14 +153,13 @@ def _ledger(game: Game, people: list[Seat], phase_number: int
 
 def _tell_now(game: Game, seat: Seat, kind: str, write: Callable[..., OutgoingEmail | None],
               queued: set[tuple[str, int]], shown: Presentation, since: int,
-              newest: int) -> None:
+              newest: int, owed: list[OutgoingEmail]) -> None:
     """One email of this phase, with everything owed to the person folded in. `queued`:
     the (kind, user) of the phase's emails in the outbox already (`is_queued`, for all);
     `since`: the last phase told them (`told_up_to`); `newest`: the game's newest message
-    (`chat.unread_by_email`)."""
+    (`chat.unread_by_email`); `owed`: their held emails of the game (`outbox.held`)."""
     if (kind, seat.user_id) in queued:
         return
-    owed = outbox.held(seat.user, game)
     email = write(game, seat, since=since,
                   confirmations=[e.summary for e in owed if e.kind == "move_accepted"],
                   shown=shown, newest_message=newest)

@@ -223,9 +223,19 @@ def held(user: User | int | None, game: Game) -> list[OutgoingEmail]:
     game's row lock, which every writer of these rows takes first)."""
     if user is None:
         return []
+    user_id = user if isinstance(user, int) else user.pk
+    return held_of([user_id], game).get(user_id, [])
+
+
+def held_of(user_ids: list[int | None], game: Game) -> dict[int | None, list[OutgoingEmail]]:
+    """`held` for several people of the game, in one query."""
+    found: dict[int | None, list[OutgoingEmail]] = {}
     # Not their bodies: a held email is told in another, or composed afresh (notify).
-    return list(OutgoingEmail.objects.filter(user=user, game=game, status=Status.COALESCING)
-                .defer("text", "html", "headers").order_by("created_at", "pk"))
+    for email in (OutgoingEmail.objects.filter(user__in=user_ids, game=game,
+                                               status=Status.COALESCING)
+                  .defer("text", "html", "headers").order_by("created_at", "pk")):
+        found.setdefault(email.user_id, []).append(email)
+    return found
 
 
 def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
