@@ -455,6 +455,8 @@ def notify_cost(options: Options) -> Iterator[Figure]:
                 "notify_queries": median([n[2] for n in notifying]),
                 "notify_queries_max": max(n[2] for n in notifying),
                 "notify_emails_per_phase": median([n[3] for n in notifying]),
+                "notify_cpu_ms_per_email": round(median([n[0] / n[3] for n in notifying
+                                                         if n[3]]) * 1000, 2),
                 "resolve_wall_ms": round(median([r[1] for r in resolving]) * 1000, 1),
                 "resolve_queries": median([r[2] for r in resolving]),
                 "resolve_queries_max": max(r[2] for r in resolving)})

@@ -44,7 +44,7 @@ from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
 
-from games.models import PHASE_EMAILS, EmailPreference, Game, Notifications, OutgoingEmail
+from games.models import EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
 Status = OutgoingEmail.Status
@@ -177,6 +177,8 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
         return None
     if status == Status.QUEUED and hold_until is not None:
         status = Status.COALESCING
+    # PostgreSQL's text holds no NUL, which a person's quoted reply may carry.
+    subject, text, html = (part.replace("\x00", "") for part in (subject, text, html))
     email = OutgoingEmail(
         kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
         text=text, html=html, reply_to=reply_to, status=status,
@@ -201,12 +203,8 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
 
 
 def _stored(email: OutgoingEmail) -> bool:
-    """Insert the row; False if `one_email_per_phase` refused it as a duplicate. Only an
-    email that constraint covers needs the savepoint (two queries more) that keeps the
-    caller's transaction usable after the refusal."""
-    if email.kind not in PHASE_EMAILS or email.phase_number is None:
-        email.save(force_insert=True)
-        return True
+    """Insert the row; False if `one_email_per_phase` refused it as a duplicate (the
+    savepoint keeps the caller's transaction usable after the refusal)."""
     try:
         with transaction.atomic():
             email.save(force_insert=True)

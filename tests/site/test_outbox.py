@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from django.conf import settings
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
 from games import tasks
 from games.mail import compose, notify, outbox
 from games.mail.replies import REPLY_MARKER
-from games.models import EmailPreference, Notifications, OutgoingEmail, Seat
+from games.models import EmailPreference, Game, Notifications, OutgoingEmail, Seat
 from lowenherz_site.celery import app as celery_app
 
 Status = OutgoingEmail.Status
@@ -398,3 +398,16 @@ def test_a_digest_item_has_no_reply_marker(game, alice):
     assert held.text.startswith(REPLY_MARKER)
     digest = compose.digest(alice, [held])
     assert digest is not None and REPLY_MARKER not in digest.text
+
+
+def test_a_nul_in_a_quoted_reply_is_dropped_not_an_error(game, alice, on_postgresql):
+    """PostgreSQL's text holds no NUL: a refusal quoting a reply that carries one is
+    stored without it, and the caller's transaction goes on (found by hypothesis in
+    test_inbound_properties)."""
+    with transaction.atomic():
+        email = outbox.queue("move_refused", alice.email, "Re\x00fused", "you wrote: a\x00b\n",
+                             "<p>a\x00b</p>", user=alice, game=game)
+        assert email is not None and Game.objects.filter(pk=game.pk).exists()
+    stored = OutgoingEmail.objects.get(pk=email.pk)
+    assert (stored.subject, stored.text, stored.html) == ("Refused", "you wrote: ab\n",
+                                                          "<p>ab</p>")
