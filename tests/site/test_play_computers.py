@@ -122,3 +122,36 @@ def test_a_stretch_writes_its_rows_together(
         assert services.play_computers(game.pk, game.phase_number, phases=12) == 12
     assert len(long.captured_queries) == len(short.captured_queries) <= 14
     assert Snapshot.objects.filter(game=game).count() == 16
+
+
+def test_a_computer_that_ends_an_alliance_in_a_stretch_then_makes_its_move(
+        alice, announced, monkeypatch, django_capture_on_commit_callbacks):
+    """RULES 7.1: ending an alliance is applied at once and the phase still waits for the
+    computer, which then makes its move in the same task."""
+    from engine.ai import RandomPlayer
+    from engine.moves import EndAlliance
+    from engine.notation import parse_cell
+    from engine.serialize import state_to_json
+
+    game = computers_only(alice, django_capture_on_commit_callbacks)
+    state = game.engine_state
+    red, ochre = parse_cell("B1"), parse_cell("N1")  # the basic layout's corner castles
+    state.pos.alliances.add((red, ochre))
+    Game.objects.filter(pk=game.pk).update(state=state_to_json(state))
+    choose, ended = RandomPlayer.choose, []
+
+    def end_first(self, state, colour):
+        if colour == "ochre" and not ended and state.pos.alliances:
+            ended.append(colour)
+            return EndAlliance(ochre, red)
+        return choose(self, state, colour)
+
+    monkeypatch.setattr(RandomPlayer, "choose", end_first)
+    number = game.phase_number
+    assert services.play_computers(game.pk, number, phases=1) == 1
+    game = Game.objects.get(pk=game.pk)
+    assert ended == ["ochre"] and not game.engine_state.pos.alliances
+    assert game.phase_number == number + 1
+    moves = list(game.record.filter(phase_number=number).values_list("colour", "text"))
+    assert moves[0] == ("ochre", "break alliance N1 B1")
+    assert sorted(c for c, _ in moves[1:]) == ["lilac", "ochre", "red"]  # then all decided
