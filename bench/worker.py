@@ -4,19 +4,21 @@ Real `celery worker` subprocesses on the bench's database and Redis, laid out as
 site deploys them (`lowenherz_site.celery.WORKERS`: which processes take which queues),
 each also importing `bench.tasks` for the no-op the baselines are measured with.
 
-- resolve-latency: a game of three people, each phase's moves submitted through the
+- resolve-latency: games of three people, each phase's moves submitted through the
   services in the bench process once the phase is told (its emails queued, as a person
-  answers an email), while other games keep the workers busy (`BACKGROUND_GAMES`
-  computer games, a person told every phase by email in each: emails and computers'
-  moves); from the commit of the last submission (its on_commit, bench clock) to the
-  worker's insert of the next phase's snapshot (`Snapshot.created_at`, same clock).
-  Baseline: a no-op task's round trip to the worker that resolves (queued → its clock),
-  before the background games start.
+  answers an email); from the commit of the last submission (its on_commit, bench clock)
+  to the worker's insert of the next phase's snapshot (`Snapshot.created_at`, same clock).
+  After each resolution, a no-op's round trip to the resolve queue (queued → the worker's
+  clock): the baseline, taken in the same conditions. Measured twice: on idle workers,
+  then while other games keep them busy (`BACKGROUND_GAMES` computer games, a person told
+  every phase by email in each: emails and computers' moves); the figure is the busy
+  pair. The detail also has a no-op's round trip on idle workers before anything ran.
 - notify-cost: in process, no worker: for each phase of a game of three people,
   `services.resolve` and then `notify.phase_changed` of the phase it began, CPU time
   (`time.process_time`) and SQL queries of each.
 - throughput: games played by computers only, all at once, on two worker processes;
-  phases resolved per second over a window. The games are copies of one played in process
+  phases resolved per second over a window (a task plays a stretch of a game's phases:
+  `services.play_computers`). The games are copies of one played in process
   past its placement (`PAST_PLACEMENT`): the computer players' placement is the engine's
   cost (figure ai-share), not the worker's. Baseline: no-op tasks per second through the
   same workers.
