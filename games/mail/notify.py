@@ -103,8 +103,9 @@ def phase_changed(game_id: int, phase_number: int) -> None:
         shown = {seat.pk: present(game, seat) for seat in people}
         # Under the row lock no message is posted meanwhile (chat.post takes it first).
         newest = chat.newest(game) if people else 0
-        for number in range(game.notified_phase + 1, phase_number + 1):
-            _tell(game, people, number, shown, newest)
+        with outbox.checked():  # each phase's ledger is read under the row lock (_tell)
+            for number in range(game.notified_phase + 1, phase_number + 1):
+                _tell(game, people, number, shown, newest)
         game.notified_phase = phase_number
         keep_due(game, progressed=False, saving=["notified_phase"])
 

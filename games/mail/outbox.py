@@ -31,6 +31,9 @@ from __future__ import annotations
 import logging
 import smtplib
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -202,9 +205,30 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
     return email
 
 
+# Set by `checked`: the caller found, under the game's row lock, that the phase emails it
+# queues are not in the outbox yet (games.mail.notify's ledger).
+_CHECKED: ContextVar[bool] = ContextVar("outbox_checked", default=False)
+
+
+@contextmanager
+def checked() -> Iterator[None]:
+    """Within: rows are inserted without a savepoint (two queries fewer each). For a
+    caller that checked `one_email_per_phase` itself under the game's row lock, which
+    every writer of a phase's emails takes first; a duplicate would still be refused by
+    the constraint, failing the caller's transaction (and its task, tried again)."""
+    token = _CHECKED.set(True)
+    try:
+        yield
+    finally:
+        _CHECKED.reset(token)
+
+
 def _stored(email: OutgoingEmail) -> bool:
     """Insert the row; False if `one_email_per_phase` refused it as a duplicate (the
     savepoint keeps the caller's transaction usable after the refusal)."""
+    if _CHECKED.get():
+        email.save(force_insert=True)
+        return True
     try:
         with transaction.atomic():
             email.save(force_insert=True)
@@ -238,10 +262,12 @@ def held_of(user_ids: list[int | None], game: Game) -> dict[int | None, list[Out
 
 def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
     """Held emails told in `into` (None: in nothing, as the person no longer wants them)."""
+    told = [e.pk for e in emails if into is None or e.pk != into.pk]
+    if not told:
+        return  # (most asks fold nothing: not even a query to build)
     note = f"told in email {into.pk}" if into else "not sent: no longer wanted"
-    OutgoingEmail.objects.filter(id__in=[e.pk for e in emails if into is None or e.pk != into.pk],
-                                 status=Status.COALESCING).update(status=Status.FOLDED,
-                                                                  last_error=note)
+    OutgoingEmail.objects.filter(id__in=told, status=Status.COALESCING).update(
+        status=Status.FOLDED, last_error=note)
 
 
 def release(email: OutgoingEmail) -> None:

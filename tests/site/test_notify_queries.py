@@ -15,14 +15,16 @@ from games import chat, services
 from games.mail import notify
 from games.models import Game, OutgoingEmail, Seat
 
-# The game's row and seats, the newest message, the outbox's ledger, the supersede, the
-# game's row saved, the due work, the transaction: the most a phase change costs alone.
+# The game's row and seats, the newest message, the supersede, the outbox's ledger, the
+# held rows of the people told, the due work, the game's row saved, the transaction: the
+# most a phase change costs alone.
 PER_PHASE = 10
-# Held results: the reader's events of the phase, the row (in a savepoint).
-PER_HELD = 4
-# "Waits for you": held rows, events since the last email, magic link, reply token (read,
-# made), the row (in a savepoint), folding the held ones.
-PER_ASK = 9
+# Held results: the reader's events of the phase, the row (no savepoint: the ledger was
+# read under the row lock, `outbox.checked`).
+PER_HELD = 2
+# "Waits for you": events since the last email, magic link, reply token (read, made), the
+# row (no savepoint), folding the held ones.
+PER_ASK = 6
 # ... and when the table talks: the last message told, the unread ones (with their
 # senders: the seats the game has loaded).
 PER_ASK_TALKING = 2

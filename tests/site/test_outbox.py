@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 from aiosmtpd.controller import Controller
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -411,3 +411,21 @@ def test_a_nul_in_a_quoted_reply_is_dropped_not_an_error(game, alice, on_postgre
     stored = OutgoingEmail.objects.get(pk=email.pk)
     assert (stored.subject, stored.text, stored.html) == ("Refused", "you wrote: ab\n",
                                                           "<p>ab</p>")
+
+
+def test_a_duplicate_phase_email_is_refused_and_inside_checked_fails_loudly(
+        game, alice, on_postgresql):
+    """`one_email_per_phase`: a second "waits for you" of a phase is not queued. A caller
+    that checked under the game's row lock (`outbox.checked`, notify) inserts without a
+    savepoint; a duplicate there is a bug, and fails its transaction."""
+    def ask() -> OutgoingEmail | None:
+        return outbox.queue("your_turn", alice.email, "S", "T\n", "<p>T</p>", user=alice,
+                            game=game, phase_number=game.phase_number)
+
+    assert ask() is not None
+    with transaction.atomic():
+        assert ask() is None  # refused within its savepoint; the transaction goes on
+        assert Game.objects.filter(pk=game.pk).exists()
+    with pytest.raises(IntegrityError), transaction.atomic(), outbox.checked():
+        ask()
+    assert OutgoingEmail.objects.filter(kind="your_turn", user=alice).count() == 1
