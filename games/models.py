@@ -230,14 +230,20 @@ class Snapshot(models.Model):
         ]
 
 
+def readable_marks(colour: str | None) -> list[str]:
+    """The one rule for who reads which event (games.presenter applies it): the
+    `to_colour` marks a colour reads: events for everyone (""), and those for the
+    colour's eyes alone; a spectator (None) only the former. (A finished game's archive
+    reads all: `everything`.)"""
+    return ["", colour] if colour else [""]
+
+
 class EventQuerySet(models.QuerySet["Event"]):
     def visible_to(self, colour: str | None, *, everything: bool = False) -> EventQuerySet:
-        """The one rule for who reads which event (games.presenter applies it): events
-        for everyone, and those for the colour's eyes alone; a spectator (None) only the
-        former; `everything` (a finished game's archive) all of them."""
+        """The events `colour` reads (`readable_marks`); `everything`: all of them."""
         if everything:
             return self
-        return self.filter(to_colour__in=["", colour] if colour else [""])
+        return self.filter(to_colour__in=readable_marks(colour))
 
 
 class Event(models.Model):

@@ -15,6 +15,7 @@ archive, where every secret is revealed.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -24,11 +25,14 @@ from django.db.models import Case, CharField, Value, When
 from engine.game import GameState
 from engine.view import View, view
 from games.event_text import describe
-from games.models import Event, EventQuerySet, Game, PendingSubmission, Seat
+from games.models import Event, EventQuerySet, Game, PendingSubmission, Seat, readable_marks
 from games.words import Names, action_text, choices_text, name_of, phase_text
 
 # What an EventLine reads of an event's row, in the order of `Presentation._line`.
 EVENT_LINE_FIELDS = ("index", "turn", "phase_number", "kind", "data", "to_colour")
+PHASE_FIELD = EVENT_LINE_FIELDS.index("phase_number")
+TO_FIELD = EVENT_LINE_FIELDS.index("to_colour")
+EventRow = tuple[Any, ...]  # an event read as a plain row of EVENT_LINE_FIELDS
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class Presentation:
         self.game, self.seat, self.everything = game, seat, everything
         self._state = state
         self._phase_lines: dict[int, list[EventLine]] = {}  # events(phase_number=...)
+        self._phase_rows: dict[int, list[EventRow]] = {}  # read with others' (read_together)
 
     @property
     def colour(self) -> str | None:
@@ -110,10 +115,22 @@ class Presentation:
 
     def _phase_events(self, phase_number: int) -> list[EventLine]:
         if phase_number not in self._phase_lines:
-            rows = self.visible_events().filter(phase_number=phase_number)
-            self._phase_lines[phase_number] = [self._line(*row) for row in rows.values_list(
-                *EVENT_LINE_FIELDS)]
+            rows = self.phase_rows(phase_number, phase_number).get(phase_number, [])
+            self._phase_lines[phase_number] = [self._line(*row) for row in rows]
         return self._phase_lines[phase_number]
+
+    def phase_rows(self, first: int, last: int) -> dict[int, list[EventRow]]:
+        """The events this viewer may read of the phases `first` to `last`, as plain rows
+        (`row_line` words each), by phase: in one query, or none if `read_together`
+        read them."""
+        wanted = range(first, last + 1)
+        if all(number in self._phase_rows for number in wanted):
+            return {number: self._phase_rows[number] for number in wanted}
+        rows: dict[int, list[EventRow]] = {}
+        for row in self.visible_events().filter(phase_number__gte=first, phase_number__lte=last) \
+                .values_list(*EVENT_LINE_FIELDS):
+            rows.setdefault(row[PHASE_FIELD], []).append(row)
+        return rows
 
     def visible_events(self) -> EventQuerySet:
         """Every event this viewer may read, oldest first, as rows: for a page of them
@@ -203,6 +220,27 @@ class Presentation:
             lines.append(DecisionLine(colour, self.name(colour), choices_text(cards, politics),
                                       actions))
         return lines
+
+
+def read_together(shown: Sequence[Presentation], first: int, last: int) -> None:
+    """The events of the phases `first` to `last` for several viewers of one game, in one
+    query (games.mail.notify tells every player of a phase at once): each viewer keeps
+    the rows it may read (`readable_marks`), for `phase_rows` and `events`."""
+    if not shown:
+        return
+    game_id = shown[0].game.pk
+    assert all(p.game.pk == game_id and not p.everything for p in shown), "one game, players"
+    marks = {mark for p in shown for mark in readable_marks(p.colour)}
+    rows = list(Event.objects.filter(game_id=game_id, phase_number__gte=first,
+                                     phase_number__lte=last, to_colour__in=marks)
+                .order_by("index").values_list(*EVENT_LINE_FIELDS))
+    for presentation in shown:
+        readable = readable_marks(presentation.colour)
+        by_phase: dict[int, list[EventRow]] = {n: [] for n in range(first, last + 1)}
+        for row in rows:
+            if row[TO_FIELD] in readable:
+                by_phase[row[PHASE_FIELD]].append(row)
+        presentation._phase_rows.update(by_phase)
 
 
 def present(game: Game, seat: Seat | None = None, *, everything: bool = False,

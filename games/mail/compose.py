@@ -32,7 +32,7 @@ from games.mail import outbox, tokens
 from games.mail.replies import REPLY_MARKER
 from games.mail.textboard import board_text
 from games.models import Event, Game, MessageEmails, OutgoingEmail, Seat
-from games.presenter import EVENT_LINE_FIELDS, EventLine, Presentation, present
+from games.presenter import EventLine, Presentation, present
 from games.words import (
     action_text,
     card_name,
@@ -53,7 +53,6 @@ TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by
 EVENTS_SHOWN = 12
 NEWS_SHOWN = 40  # lines of "what happened since our last email"; the game page has the rest
 NEWS_PHASES = 60  # phases looked through for them (in one query)
-PHASE_FIELD = EVENT_LINE_FIELDS.index("phase_number")  # in an event's row (news_since)
 KIND_HEADER = "X-Lowenherz-Kind"
 # The emails of a game's play: one thread per game in the players' mail clients (one
 # subject, and In-Reply-To / References the game's root `Game.mail_thread`).
@@ -74,18 +73,22 @@ SIGNATURE = "\n-- \n"  # the footer's delimiter (mail clients and the reply pars
 
 def your_turn(game: Game, seat: Seat, *, since: int | None = None,
               confirmations: Sequence[str] = (), shown: Presentation | None = None,
-              newest_message: int | None = None) -> OutgoingEmail | None:
+              newest_message: int | None = None, links: tokens.Links | None = None
+              ) -> OutgoingEmail | None:
     """'The game waits for you': what is asked, the state as text, a magic link; with
     what happened after phase `since` (None: the last few events) and the confirmations
     of moves by email that ride in it (games.mail.notify folds them in). `shown`: the
     reader's presentation, if the caller has it already (computed once per phase);
     `newest_message`: the game's newest message id, if the caller knows it
-    (`chat.unread_by_email`)."""
-    if not _can_mail(seat.user, "your_turn"):
+    (`chat.unread_by_email`); `links`: the reply address and magic link, if the caller
+    made them (for every player asked at once)."""
+    if not can_mail(seat.user, "your_turn"):
         return None
-    context = {**_ask_context(game, seat, since, shown), "confirmations": list(confirmations)}
+    links = links or tokens.links(game, [seat])[seat.pk]
+    context = {**_ask_context(game, seat, since, shown, links.magic_path),
+               "confirmations": list(confirmations)}
     return _send("your_turn", seat.user, context, game=game, seat=seat,
-                 reply_to=tokens.reply_address(seat, game.phase_number),
+                 reply_to=links.reply_to,
                  phase=game.phase_number, newest_message=newest_message,
                  summary=f"Your move: {context['phase_label']}, turn {context['v']['turn']}")
 
@@ -98,7 +101,7 @@ def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | No
     """What a phase revealed: decisions, duels, scores. `since`/`upto`: what happened in
     the phases after `since` up to `upto`, in one email (phase_number None: several
     phases, told by notify); `hold_until`: held for the person's next email."""
-    if not _can_mail(seat.user, "results"):
+    if not can_mail(seat.user, "results"):
         return None
     if _never_sent("results", seat.user, False, hold_until):
         return _owed("results", game, seat, phase_number, hold_until,
@@ -125,7 +128,7 @@ def messages(game: Game, seat: Seat, *, confirmations: Sequence[str] = (),
     """The table's messages since the reader's last email of the game, on their own (the
     owed ones, once due, or each at once for a person who chose that): games.mail.notify.
     None when nothing is left to tell."""
-    if not _can_mail(seat.user, "messages"):
+    if not can_mail(seat.user, "messages"):
         return None
     context = {**_game_context(game, seat.user), "confirmations": list(confirmations)}
     return _send("messages", seat.user, context, game=game, seat=seat, require_messages=True,
@@ -136,7 +139,7 @@ def messages(game: Game, seat: Seat, *, confirmations: Sequence[str] = (),
 def message_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail | None:
     """A held row that says the person is owed the table's messages: never sent as it
     is, folded into their next email of the game, or replaced by `messages` once due."""
-    if not _can_mail(seat.user, "message_owed"):
+    if not can_mail(seat.user, "message_owed"):
         return None
     if _never_sent("message_owed", seat.user, False, hold_until):
         return _owed("message_owed", game, seat, None, hold_until,
@@ -159,15 +162,17 @@ def news(lines: list[EventLine]) -> list[str]:
     return [line.text for line in lines if line.kind not in TRIVIAL_EVENTS]
 
 
+def news_from(since: int, upto: int) -> int:
+    """The first phase `news_since` reads."""
+    return max(since + 1, upto - NEWS_PHASES + 1)
+
+
 def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
     """The news of the phases after `since` up to `upto`, oldest first: at most
     NEWS_SHOWN lines (the newest), looked for in at most NEWS_PHASES phases."""
     found: list[str] = []
-    first = max(since + 1, upto - NEWS_PHASES + 1)
-    rows: dict[int, list[tuple[Any, ...]]] = {}  # one query; worded only as needed
-    for row in shown.visible_events().filter(phase_number__gte=first, phase_number__lte=upto) \
-            .values_list(*EVENT_LINE_FIELDS):  # plain rows: no model each
-        rows.setdefault(row[PHASE_FIELD], []).append(row)
+    first = news_from(since, upto)
+    rows = shown.phase_rows(first, upto)  # one query at most; worded only as needed
     for number in range(upto, first - 1, -1):
         found = news([shown.row_line(row) for row in rows.get(number, [])]) + found
         if len(found) >= NEWS_SHOWN:
@@ -179,7 +184,7 @@ def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
 
 def reminder(game: Game, seat: Seat) -> None:
     """A reminder before the deadline to a player whose submission is missing."""
-    if not _can_mail(seat.user, "reminder"):
+    if not can_mail(seat.user, "reminder"):
         return
     context = {**_ask_context(game, seat),
                "time_left": timeuntil(game.deadline) if game.deadline else ""}
@@ -193,7 +198,7 @@ def game_over(game: Game, seat: Seat, *, since: int | None = None,
               newest_message: int | None = None) -> OutgoingEmail | None:
     """Final scores and a link to the archive; with how it ended: what happened after
     phase `since` (None: in the last phase)."""
-    if not _can_mail(seat.user, "game_over"):
+    if not can_mail(seat.user, "game_over"):
         return None
     shown = shown or present(game, seat)
     v, names = shown.view, shown.names
@@ -232,7 +237,7 @@ def move_reply(seat: Seat, accepted: bool, commands: list[str], message: str, *,
     An acceptance waits EMAIL_COALESCE_SECONDS to ride in the person's next email of the
     game (games.mail.notify; `coalesce=False`: at once); a refusal always goes at once."""
     kind = "move_accepted" if accepted else "move_refused"
-    if not _can_mail(seat.user, kind):
+    if not can_mail(seat.user, kind):
         return None
     game = Game.objects.get(pk=seat.game_id)
     may_reply = _may_reply_again(game, seat, accepted)
@@ -414,7 +419,7 @@ def _footer(kind: str, user: User | None, game: Game | None) -> dict[str, str]:
             "mute_url": outbox.mute_url(user, game) if muting and game else ""}
 
 
-def _can_mail(user: User | None, kind: str) -> bool:
+def can_mail(user: User | None, kind: str) -> bool:
     """Checked before making tokens and links for an email that would not be sent."""
     return user is not None and bool(user.email) and outbox.is_wanted(user, kind)
 
@@ -441,7 +446,7 @@ def _game_context(game: Game, user: User | None) -> dict[str, Any]:
 
 
 def _ask_context(game: Game, seat: Seat, since: int | None = None,
-                 shown: Presentation | None = None) -> dict[str, Any]:
+                 shown: Presentation | None = None, magic_path: str = "") -> dict[str, Any]:
     """Everything a player needs to move without opening the site: what is asked, the
     board, their hand, the scores, what happened (after phase `since`, or the last few
     events), the deadline, a link and a reply."""
@@ -461,7 +466,8 @@ def _ask_context(game: Game, seat: Seat, since: int | None = None,
         else news_since(shown, since, game.phase_number),
         "since_last_email": since is not None,
         "deadline": deadline_text(game, seat.user),
-        "magic_url": settings.SITE_URL + tokens.magic_link_path(seat, game, game.phase_number),
+        "magic_url": settings.SITE_URL
+        + (magic_path or tokens.magic_link_path(seat, game, game.phase_number)),
     }
 
 
@@ -681,7 +687,7 @@ def deadline_extended(game: Game, extension: dict[str, Any], *,
     queued = []
     for seat in people:
         user = seat.user
-        if not _can_mail(user, EXTENDED) or _extension_told(seat, game, deadline):
+        if not can_mail(user, EXTENDED) or _extension_told(seat, game, deadline):
             continue
         assert user is not None  # _can_mail
         replaced = _replace_unsent_extensions(seat, game)

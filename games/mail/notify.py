@@ -48,7 +48,7 @@ import operator
 import zoneinfo
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from functools import reduce
+from functools import partial, reduce
 from typing import Any
 
 from django.conf import settings
@@ -61,7 +61,7 @@ from django.utils import timezone
 
 from games import chat
 from games.deadlines import each, is_away, is_person
-from games.mail import compose, outbox
+from games.mail import compose, outbox, tokens
 from games.mail.outbox import Status
 from games.models import (
     PHASE_EMAILS,
@@ -73,7 +73,7 @@ from games.models import (
     Reminder,
     Seat,
 )
-from games.presenter import Presentation, present
+from games.presenter import Presentation, present, read_together
 from games.services import MAX_DEADLINE_HOURS, deadline_set, keep_due
 
 DEFAULT_REMINDER_HOURS = (24, 2)
@@ -103,8 +103,10 @@ def phase_changed(game_id: int, phase_number: int) -> None:
         shown = {seat.pk: present(game, seat) for seat in people}
         # Under the row lock no message is posted meanwhile (chat.post takes it first).
         newest = chat.newest(game) if people else 0
-        with outbox.checked():  # each phase's ledger is read under the row lock (_tell)
-            for number in range(game.notified_phase + 1, phase_number + 1):
+        for number in range(game.notified_phase + 1, phase_number + 1):
+            # A phase's emails in one INSERT: its ledger is read under the row lock (_tell),
+            # and the next phase's reads them.
+            with outbox.batched():
                 _tell(game, people, number, shown, newest)
         game.notified_phase = phase_number
         keep_due(game, progressed=False, saving=["notified_phase"])
@@ -121,12 +123,21 @@ def _tell(game: Game, people: list[Seat], phase_number: int,
     queued, told = _ledger(game, people, phase_number)  # after: a superseded ask tells none
     told_now = [seat for seat in people if final or seat in asked]
     held = outbox.held_of([seat.user_id for seat in told_now], game) if told_now else {}
+    # Every person's news of the phase (and an asked one's since their last email) in
+    # one query: each keeps what it may read.
+    first = min([compose.news_from(told.get(seat.user_id, 0), phase_number)
+                 for seat in told_now], default=phase_number)
+    read_together([shown[seat.pk] for seat in people if final or not seat.mail_muted],
+                  min(first, phase_number), phase_number)
+    links = tokens.links(game, [seat for seat in asked if ("your_turn", seat.user_id) not in queued
+                                and compose.can_mail(seat.user, "your_turn")])
     for seat in people:
         if final:
             _tell_now(game, seat, "game_over", compose.game_over, queued, shown[seat.pk],
                       told.get(seat.user_id, 0), newest, held.get(seat.user_id, []))
         elif seat in asked:
-            _tell_now(game, seat, "your_turn", compose.your_turn, queued, shown[seat.pk],
+            ask = partial(compose.your_turn, links=links.get(seat.pk))
+            _tell_now(game, seat, "your_turn", ask, queued, shown[seat.pk],
                       told.get(seat.user_id, 0), newest, held.get(seat.user_id, []))
         elif not seat.mail_muted:  # muted: nothing but the final scores
             _owe_results(game, seat, phase_number, queued, shown[seat.pk])

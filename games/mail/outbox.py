@@ -31,9 +31,10 @@ from __future__ import annotations
 import logging
 import smtplib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -189,46 +190,67 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
         phase_number=phase_number, summary=summary, messages_upto=messages_upto,
         next_attempt_at=hold_until if status == Status.COALESCING
         else timezone.now() + redispatch_after() if status == Status.QUEUED else None)
+    batch = _BATCH.get()
+    if batch is not None:
+        batch.rows.append(email)  # inserted, and sent after the commit, when it ends
+        return email
     if not _stored(email):
         log.warning("not queued again: %s for user %s, game %s, phase %s", kind,
                     user.pk if user else None, game.pk if game else None, phase_number)
         return None
-    if status == Status.QUEUED:
-        pk = email.pk
-        transaction.on_commit(lambda: _dispatch(pk))
-    elif status == Status.COALESCING and user is not None and game is not None \
-            and hold_until is not None:
-        user_id, game_id = user.pk, game.pk
-        seconds = max(0.0, (hold_until - timezone.now()).total_seconds())
-        transaction.on_commit(lambda: email_held.send(
-            sender=OutgoingEmail, user_id=user_id, game_id=game_id, seconds=seconds))
+    _after_commit(email)
     return email
 
 
-# Set by `checked`: the caller found, under the game's row lock, that the phase emails it
-# queues are not in the outbox yet (games.mail.notify's ledger).
-_CHECKED: ContextVar[bool] = ContextVar("outbox_checked", default=False)
+def _after_commit(email: OutgoingEmail) -> None:
+    """Once the transaction that stored the email commits: a queued one is sent; a held
+    one is flushed when due (`email_held`)."""
+    if email.status == Status.QUEUED:
+        pk = email.pk
+        transaction.on_commit(lambda: _dispatch(pk))
+    elif email.status == Status.COALESCING and email.user_id is not None \
+            and email.game_id is not None and email.next_attempt_at is not None:
+        user_id, game_id = email.user_id, email.game_id
+        seconds = max(0.0, (email.next_attempt_at - timezone.now()).total_seconds())
+        transaction.on_commit(lambda: email_held.send(
+            sender=OutgoingEmail, user_id=user_id, game_id=game_id, seconds=seconds))
+
+
+@dataclass
+class Batch:
+    """The emails `queue` collected within `batched`; what waits for their rows."""
+
+    rows: list[OutgoingEmail] = field(default_factory=list)
+    then: list[Callable[[], None]] = field(default_factory=list)
+
+
+_BATCH: ContextVar[Batch | None] = ContextVar("outbox_batch", default=None)
 
 
 @contextmanager
-def checked() -> Iterator[None]:
-    """Within: rows are inserted without a savepoint (two queries fewer each). For a
+def batched() -> Iterator[None]:
+    """Within: `queue` collects the emails, inserted in one INSERT when the block ends
+    (they have no id before: `fold` into one waits for it), without a savepoint. For a
     caller that checked `one_email_per_phase` itself under the game's row lock, which
-    every writer of a phase's emails takes first; a duplicate would still be refused by
-    the constraint, failing the caller's transaction (and its task, tried again)."""
-    token = _CHECKED.set(True)
+    every writer of a phase's emails takes first (games.mail.notify's ledger); a
+    duplicate would still be refused by the constraint, failing the caller's transaction
+    (and its task, tried again). Nothing is inserted if the block raises."""
+    batch = Batch()
+    token = _BATCH.set(batch)
     try:
         yield
     finally:
-        _CHECKED.reset(token)
+        _BATCH.reset(token)
+    OutgoingEmail.objects.bulk_create(batch.rows)
+    for email in batch.rows:
+        _after_commit(email)
+    for then in batch.then:
+        then()
 
 
 def _stored(email: OutgoingEmail) -> bool:
     """Insert the row; False if `one_email_per_phase` refused it as a duplicate (the
     savepoint keeps the caller's transaction usable after the refusal)."""
-    if _CHECKED.get():
-        email.save(force_insert=True)
-        return True
     try:
         with transaction.atomic():
             email.save(force_insert=True)
@@ -265,6 +287,10 @@ def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
     told = [e.pk for e in emails if into is None or e.pk != into.pk]
     if not told:
         return  # (most asks fold nothing: not even a query to build)
+    batch = _BATCH.get()
+    if into is not None and into._state.adding and batch is not None:
+        batch.then.append(lambda: fold(emails, into))  # once `into` has its row
+        return
     note = f"told in email {into.pk}" if into else "not sent: no longer wanted"
     OutgoingEmail.objects.filter(id__in=told, status=Status.COALESCING).update(
         status=Status.FOLDED, last_error=note)

@@ -6,6 +6,8 @@ game and phase, and both can be used once: the rows record their use.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
@@ -18,13 +20,46 @@ from games.models import Game, MagicLink, ReplyToken, Seat
 SALT = "lowenherz.magic-link"
 
 
+@dataclass(frozen=True)
+class Links:
+    """What an email that asks a player to move carries: its reply address, and the path
+    of its magic link."""
+
+    reply_to: str
+    magic_path: str
+
+
+def links(game: Game, seats: Sequence[Seat]) -> dict[int, Links]:
+    """The links of the game's current phase for each seat (seat id → Links), in three
+    queries for all of them."""
+    if not seats:
+        return {}
+    addresses = reply_addresses(seats, game.phase_number)
+    paths = magic_link_paths(seats, game, game.phase_number)
+    return {seat.pk: Links(addresses[seat.pk], paths[seat.pk]) for seat in seats}
+
+
 def reply_address(seat: Seat, phase_number: int) -> str:
+    return reply_addresses([seat], phase_number)[seat.pk]
+
+
+def reply_addresses(seats: Sequence[Seat], phase_number: int) -> dict[int, str]:
+    """Each seat's reply address for the phase (seat id → address): the token not used
+    yet if it has one, else a new one; for all of them in two queries (games.mail.notify
+    asks every player of a phase at once)."""
     # Not get_or_create: no constraint keys a token on its seat and phase, so its
     # savepoint could only catch a clash of random tokens, which it would raise again.
-    token = ReplyToken.objects.filter(seat=seat, phase_number=phase_number,
-                                      used_at=None).first() \
-        or ReplyToken.objects.create(seat=seat, phase_number=phase_number)
-    return f"{settings.REPLY_LOCAL_PART}+{token.token}@{settings.REPLY_DOMAIN}"
+    tokens: dict[int, str] = {}
+    for seat_id, token in (ReplyToken.objects.filter(seat__in=seats, phase_number=phase_number,
+                                                     used_at=None)
+                           .order_by("pk").values_list("seat_id", "token")):
+        tokens.setdefault(seat_id, token)
+    new = [ReplyToken(seat=seat, phase_number=phase_number)
+           for seat in seats if seat.pk not in tokens]
+    ReplyToken.objects.bulk_create(new)
+    tokens.update((row.seat_id, row.token) for row in new)
+    return {seat.pk: f"{settings.REPLY_LOCAL_PART}+{tokens[seat.pk]}@{settings.REPLY_DOMAIN}"
+            for seat in seats}
 
 
 def token_of(address: str) -> str | None:
@@ -37,11 +72,20 @@ def token_of(address: str) -> str | None:
 
 def magic_link_path(seat: Seat, game: Game, phase_number: int) -> str:
     """A signed path (append to SITE_URL) that signs the player in on the game's form."""
-    assert seat.user is not None, "a magic link is for a person's seat"
-    link = MagicLink.objects.create(
-        user=seat.user, game=game, phase_number=phase_number,
-        expires_at=timezone.now() + timedelta(hours=settings.MAGIC_LINK_HOURS))
-    return reverse("magic_link", args=[signing.dumps(link.nonce, salt=SALT)])
+    return magic_link_paths([seat], game, phase_number)[seat.pk]
+
+
+def magic_link_paths(seats: Sequence[Seat], game: Game, phase_number: int) -> dict[int, str]:
+    """`magic_link_path` for each seat (seat id → path), a new link each, in one INSERT."""
+    expires_at = timezone.now() + timedelta(hours=settings.MAGIC_LINK_HOURS)
+    links = []
+    for seat in seats:
+        assert seat.user_id is not None, "a magic link is for a person's seat"
+        links.append(MagicLink(user_id=seat.user_id, game=game, phase_number=phase_number,
+                               expires_at=expires_at))
+    MagicLink.objects.bulk_create(links)
+    return {seat.pk: reverse("magic_link", args=[signing.dumps(link.nonce, salt=SALT)])
+            for seat, link in zip(seats, links, strict=True)}
 
 
 def magic_nonce(signed: str) -> str | None:

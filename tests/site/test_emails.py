@@ -280,6 +280,28 @@ def test_no_email_shows_another_players_secrets(game, alice, bob, charlie):
     assert any("You took the Parchment 4 card." in t for t in by_colour["lilac"])
 
 
+def test_the_emails_of_a_phase_read_together_show_each_player_only_their_own_events(
+        game, alice, bob, charlie):
+    """notify reads every reader's news in one query (`presenter.read_together`): each
+    email still tells its reader's private events, and nobody else's."""
+    game = fresh(game)
+    assert set(game.waiting) == {"red", "ochre", "lilac"}  # all three are asked
+    cards = {"ochre": "treasure 15", "lilac": "parchment 4"}
+    for index, (colour, card) in enumerate(cards.items(), start=900):
+        Event.objects.create(game=game, index=index, phase_number=game.phase_number,
+                             turn=game.turn, kind="card", data={"card": card},
+                             to_colour=colour)
+    OutgoingEmail.objects.all().delete()
+    Game.objects.filter(pk=game.pk).update(notified_phase=game.phase_number - 1)
+    notify.phase_changed(game.pk, game.phase_number)
+    for s in Seat.objects.filter(game=game):
+        [email] = sent_to(s.user, "your_turn")
+        for colour, card in cards.items():
+            told = f"You took the {card.title()} card." in email.text
+            assert told == (colour == s.colour), (s.colour, card)
+            assert (card.title() in whole(email)) == (colour == s.colour), (s.colour, card)
+
+
 # --- who is told what when a phase changes ----------------------------------------------------
 
 

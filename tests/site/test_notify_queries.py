@@ -1,5 +1,6 @@
 """What telling a phase change costs in SQL queries (`notify.phase_changed`): a few for
-the game, a few per email, never more with the phases played or the messages at the table.
+the game and its phase, whatever the number of emails (but a fold for an ask that tells
+held news), never more with the phases played or the messages at the table.
 """
 
 from __future__ import annotations
@@ -16,15 +17,14 @@ from games.mail import notify
 from games.models import Game, OutgoingEmail, Seat
 
 # The game's row and seats, the newest message, the supersede, the outbox's ledger, the
-# held rows of the people told, the due work, the game's row saved, the transaction: the
-# most a phase change costs alone.
-PER_PHASE = 10
-# Held results: the reader's events of the phase, the row (no savepoint: the ledger was
-# read under the row lock, `outbox.checked`).
-PER_HELD = 2
-# "Waits for you": events since the last email, magic link, reply token (read, made), the
-# row (no savepoint), folding the held ones.
-PER_ASK = 6
+# held rows of the people told, every reader's events (one query), the reply tokens (read,
+# made), the magic links, the emails (one INSERT: `outbox.batched`), the due work, the
+# game's row saved, the transaction: the most a phase change costs, for all its emails.
+PER_PHASE = 15
+# Held results: nothing of their own (their rows ride in the phase's INSERT).
+PER_HELD = 0
+# "Waits for you": folding the held news it tells.
+PER_ASK = 1
 # ... and when the table talks: the last message told, the unread ones (with their
 # senders: the seats the game has loaded).
 PER_ASK_TALKING = 2

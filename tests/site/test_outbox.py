@@ -413,10 +413,10 @@ def test_a_nul_in_a_quoted_reply_is_dropped_not_an_error(game, alice, on_postgre
                                                           "<p>ab</p>")
 
 
-def test_a_duplicate_phase_email_is_refused_and_inside_checked_fails_loudly(
+def test_a_duplicate_phase_email_is_refused_and_inside_batched_fails_loudly(
         game, alice, on_postgresql):
     """`one_email_per_phase`: a second "waits for you" of a phase is not queued. A caller
-    that checked under the game's row lock (`outbox.checked`, notify) inserts without a
+    that checked under the game's row lock (`outbox.batched`, notify) inserts without a
     savepoint; a duplicate there is a bug, and fails its transaction."""
     def ask() -> OutgoingEmail | None:
         return outbox.queue("your_turn", alice.email, "S", "T\n", "<p>T</p>", user=alice,
@@ -426,6 +426,37 @@ def test_a_duplicate_phase_email_is_refused_and_inside_checked_fails_loudly(
     with transaction.atomic():
         assert ask() is None  # refused within its savepoint; the transaction goes on
         assert Game.objects.filter(pk=game.pk).exists()
-    with pytest.raises(IntegrityError), transaction.atomic(), outbox.checked():
+    with pytest.raises(IntegrityError), transaction.atomic(), outbox.batched():
         ask()
     assert OutgoingEmail.objects.filter(kind="your_turn", user=alice).count() == 1
+
+
+def test_a_batch_inserts_its_emails_at_its_end_and_nothing_if_it_fails(
+        game, alice, bob, django_capture_on_commit_callbacks):
+    """`outbox.batched` (notify, a phase's emails): the rows are inserted in one INSERT
+    when the block ends, a fold into one of them waits for its row, and each is sent
+    after the commit; a block that raises inserts nothing."""
+    held = outbox.queue("results", bob.email, "Held", "T\n", "", user=bob, game=game,
+                        phase_number=1, urgent=False,
+                        hold_until=timezone.now() + timedelta(hours=1))
+    assert held is not None and held.status == Status.COALESCING
+
+    def ask(user) -> OutgoingEmail | None:
+        return outbox.queue("your_turn", user.email, "S", "T\n", "<p>T</p>", user=user,
+                            game=game, phase_number=game.phase_number)
+
+    with pytest.raises(RuntimeError), transaction.atomic(), outbox.batched():
+        ask(alice)
+        raise RuntimeError("the phase could not be told")
+    assert not OutgoingEmail.objects.filter(kind="your_turn").exists()
+    with django_capture_on_commit_callbacks() as callbacks, transaction.atomic():
+        with outbox.batched():
+            emails = [ask(alice), ask(bob)]
+            assert all(e is not None and e.pk is None for e in emails)
+            outbox.fold([held], emails[1])
+            assert OutgoingEmail.objects.get(pk=held.pk).status == Status.COALESCING
+        assert all(e is not None and e.pk is not None for e in emails)
+    folded = OutgoingEmail.objects.get(pk=held.pk)
+    assert folded.status == Status.FOLDED and folded.last_error == f"told in email {emails[1].pk}"
+    assert len(callbacks) >= 2  # each one sent after the commit
+    assert OutgoingEmail.objects.filter(kind="your_turn", status=Status.QUEUED).count() == 2
