@@ -241,7 +241,11 @@ def batched() -> Iterator[None]:
         yield
     finally:
         _BATCH.reset(token)
-    OutgoingEmail.objects.bulk_create(batch.rows)
+    if connection.features.can_return_rows_from_bulk_insert:
+        OutgoingEmail.objects.bulk_create(batch.rows)
+    else:  # an SQLite before 3.35 would leave the rows without their ids
+        for email in batch.rows:
+            email.save(force_insert=True)
     for email in batch.rows:
         _after_commit(email)
     for then in batch.then:
