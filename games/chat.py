@@ -19,8 +19,11 @@ player, written on the game page or in an emailed reply.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import Max, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 
 from games import limits
@@ -160,10 +163,17 @@ def told_upto(seat: Seat) -> int:
     return told or 0
 
 
-def newest(game: Game) -> int:
-    """The id of the game's newest message (0: none yet)."""
-    found = Message.objects.filter(game_id=game.pk).order_by("-pk").values_list("pk", flat=True)
-    return found.first() or 0
+def with_newest(seats: QuerySet[Seat]) -> QuerySet[Seat]:
+    """The seats, each with its game's newest message id (`newest`), in the query that
+    reads them anyway (games.mail.notify)."""
+    found = Message.objects.filter(game=OuterRef("game_id")).order_by("-pk").values("pk")[:1]
+    return seats.annotate(game_newest_message=Coalesce(Subquery(found), 0))
+
+
+def newest(seats: Iterable[Seat]) -> int:
+    """The id of the game's newest message (0: none yet), from its seats read
+    `with_newest`."""
+    return max((vars(seat)["game_newest_message"] for seat in seats), default=0)
 
 
 def unread_by_email(seat: Seat, *, newest: int | None = None) -> tuple[list[Message], bool]:

@@ -12,7 +12,7 @@ tasks that call it.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
@@ -20,7 +20,7 @@ from typing import Literal, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 from django.utils import timezone
@@ -288,6 +288,22 @@ def _submitted(game: Game) -> set[str]:
                .values_list("seat__colour", flat=True))
 
 
+def with_submitted(seats: QuerySet[Seat]) -> QuerySet[Seat]:
+    """The seats, each with whether it has a submission stored for its game's current
+    phase (`has_submitted`): the `submitted` of `owed`, in a query that reads the seats
+    anyway. Read under the game's row lock, in a statement after the one that took it:
+    its snapshot then holds every submission, as each takes that lock to be stored."""
+    moves = PendingSubmission.objects.filter(seat=OuterRef("pk"),
+                                             phase_number=OuterRef("game__phase_number"))
+    return seats.annotate(has_submitted=Exists(moves))
+
+
+def submitted_of(seats: Iterable[Seat]) -> set[str]:
+    """The colours with a submission stored for the current phase, of seats read
+    `with_submitted`."""
+    return {seat.colour for seat in seats if vars(seat)["has_submitted"]}
+
+
 def _is_ready(game: Game, state: engine.GameState, submitted: set[str] | None = None) -> bool:
     """Every awaited submission is in (a phase that is not sealed ends with the first)."""
     submitted = _submitted(game) if submitted is None else submitted
@@ -313,13 +329,15 @@ class Owed:
         return self.notify or self.resolve or bool(self.computers)
 
 
-def owed(game: Game) -> Owed:
-    """What must still happen to the game (read under its row lock)."""
+def owed(game: Game, submitted: Collection[str] | None = None) -> Owed:
+    """What must still happen to the game (read under its row lock). `submitted`: the
+    colours with a submission stored for the current phase, if the caller read them
+    under the lock (`with_submitted`)."""
     notify = game.notified_phase < game.phase_number
     if game.status != Game.Status.RUNNING:
         return Owed(game.pk, game.phase_number, notify=notify)
     state = game.engine_state
-    submitted = _submitted(game)
+    submitted = _submitted(game) if submitted is None else set(submitted)
     computers = tuple(s.pk for s in game.seats.all()
                       if (s.is_computer or s.standin) and s.colour in state.waiting
                       and s.colour not in submitted)
@@ -327,13 +345,14 @@ def owed(game: Game) -> Owed:
                 resolve=_is_ready(game, state, submitted), computers=computers)
 
 
-def keep_due(game: Game, progressed: bool = True, saving: Sequence[str] = ()) -> Owed:
+def keep_due(game: Game, progressed: bool = True, saving: Sequence[str] = (),
+             submitted: Collection[str] | None = None) -> Owed:
     """Record in the game's row since when a task is owed to it (None: nothing is), under
     its row lock. `progressed`: the game just changed, so the recovery pass gives the
     tasks this change queued a grace period from now before it queues them again.
     `saving`: other fields of the game's row changed by the caller, saved in the same
-    UPDATE."""
-    work = owed(game)
+    UPDATE. `submitted`: as `owed`'s."""
+    work = owed(game, submitted)
     since = (timezone.now() if progressed or game.work_due_since is None
              else game.work_due_since) if work else None
     if since != game.work_due_since or saving:

@@ -74,7 +74,13 @@ from games.models import (
     Seat,
 )
 from games.presenter import Presentation, present, read_together
-from games.services import MAX_DEADLINE_HOURS, deadline_set, keep_due
+from games.services import (
+    MAX_DEADLINE_HOURS,
+    deadline_set,
+    keep_due,
+    submitted_of,
+    with_submitted,
+)
 
 DEFAULT_REMINDER_HOURS = (24, 2)
 # Of a person's phase emails, those that tell its news (`told_up_to`): not a held one,
@@ -93,23 +99,34 @@ def phase_changed(game_id: int, phase_number: int) -> None:
     emails of a phase are in the outbox already in one query per phase."""
     with transaction.atomic():
         # The game's row lock makes twin runs take turns: the second finds the phase told.
-        game = (Game.objects.select_for_update()
-                .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related(
-                    "user__profile", "user__notifications").order_by("position")))
-                .get(pk=game_id))
+        game = _locked(game_id)
         if phase_number <= game.notified_phase or phase_number > game.phase_number:
             return  # told already (a redelivered or recovered task), or not yet begun
-        people = [s for s in game.seats.all() if s.user_id is not None and not s.is_computer]
+        seats = game.seats.all()
+        people = [s for s in seats if s.user_id is not None and not s.is_computer]
         shown = {seat.pk: present(game, seat) for seat in people}
-        # Under the row lock no message is posted meanwhile (chat.post takes it first).
-        newest = chat.newest(game) if people else 0
+        newest = chat.newest(seats)
         for number in range(game.notified_phase + 1, phase_number + 1):
             # A phase's emails in one INSERT: its ledger is read under the row lock (_tell),
             # and the next phase's reads them.
             with outbox.batched():
                 _tell(game, people, number, shown, newest)
         game.notified_phase = phase_number
-        keep_due(game, progressed=False, saving=["notified_phase"])
+        keep_due(game, progressed=False, saving=["notified_phase"],
+                 submitted=submitted_of(seats))
+
+
+def _locked(game_id: int) -> Game:
+    """The game under its row lock, with its seats, their people and what they chose;
+    each seat with whether it has submitted in the current phase and the game's newest
+    message. The seats come in a statement after the one that took the lock, so they
+    see every submission and message stored before: both take that lock first (services,
+    chat.post), and none is stored while notify holds it."""
+    seats = Seat.objects.select_related("user__profile", "user__notifications")
+    return (Game.objects.select_for_update()
+            .prefetch_related(Prefetch("seats", queryset=chat.with_newest(
+                with_submitted(seats)).order_by("position")))
+            .get(pk=game_id))
 
 
 def _tell(game: Game, people: list[Seat], phase_number: int,

@@ -17,6 +17,7 @@ from django.urls import reverse
 from kombu.exceptions import OperationalError as BrokerDown
 
 from engine.ai import RandomPlayer
+from engine.game import is_simultaneous
 from engine.notation import format_move
 from games import recovery, services, tasks
 from games.mail import notify
@@ -116,6 +117,23 @@ def test_a_lost_notification_is_queued_again_and_then_nothing_is_owed(game, reco
     game = fresh(game)
     assert game.notified_phase == game.phase_number and game.work_due_since is None
     assert OutgoingEmail.objects.filter(game=game, kind="your_turn").count() == 3
+
+
+def test_a_phase_told_after_its_moves_came_in_still_owes_their_resolve(game, recover):
+    """notify reads who has submitted with the seats (services.with_submitted): the
+    resolve that the moves made ready stays owed after the emails are queued."""
+    decide_all(game)  # every move in before the phase's emails are queued
+    game = told(game)
+    assert game.work_due_since is not None
+    assert recover(later(game)) == [("resolve", game.pk, game.phase_number)]
+
+
+def test_a_phase_told_with_one_of_its_moves_in_owes_nothing_more(game):
+    game = fresh(game)
+    assert is_simultaneous(game.engine_state)  # the others' moves are still to come
+    seat = game.seats.get(colour=game.engine_state.waiting[0])
+    services.submit(game.pk, seat.pk, RandomPlayer("1").choose(game.engine_state, seat.colour))
+    assert told(game).work_due_since is None
 
 
 def test_a_lost_notification_is_folded_into_the_next_phases(game, alice):
