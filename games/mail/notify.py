@@ -147,7 +147,7 @@ def _tell(game: Game, people: list[Seat], phase_number: int,
     read_together([shown[seat.pk] for seat in people if final or not seat.mail_muted],
                   min(first, phase_number), phase_number)
     links = tokens.links(game, [seat for seat in asked if ("your_turn", seat.user_id) not in queued
-                                and compose.can_mail(seat.user, "your_turn")])
+                                and compose.can_mail(seat.user, "your_turn")], new_phase=True)
     for seat in people:
         if final:
             _tell_now(game, seat, "game_over", compose.game_over, queued, shown[seat.pk],

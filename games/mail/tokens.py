@@ -29,12 +29,16 @@ class Links:
     magic_path: str
 
 
-def links(game: Game, seats: Sequence[Seat]) -> dict[int, Links]:
+def links(game: Game, seats: Sequence[Seat], *, new_phase: bool = False) -> dict[int, Links]:
     """The links of the game's current phase for each seat (seat id → Links), in three
-    queries for all of them."""
+    queries for all of them. `new_phase`: the asks that tell a phase has begun (games.
+    mail.notify) take new reply tokens without looking for unused ones (one query fewer):
+    no email of the phase gave one out yet, but in a rare race (a deadline extended
+    before the asks were queued), and then the older one is still good, once, as is
+    every token of the current phase."""
     if not seats:
         return {}
-    addresses = reply_addresses(seats, game.phase_number)
+    addresses = reply_addresses(seats, game.phase_number, reuse=not new_phase)
     paths = magic_link_paths(seats, game, game.phase_number)
     return {seat.pk: Links(addresses[seat.pk], paths[seat.pk]) for seat in seats}
 
@@ -43,16 +47,17 @@ def reply_address(seat: Seat, phase_number: int) -> str:
     return reply_addresses([seat], phase_number)[seat.pk]
 
 
-def reply_addresses(seats: Sequence[Seat], phase_number: int) -> dict[int, str]:
+def reply_addresses(seats: Sequence[Seat], phase_number: int, *,
+                    reuse: bool = True) -> dict[int, str]:
     """Each seat's reply address for the phase (seat id → address): the token not used
-    yet if it has one, else a new one; for all of them in two queries (games.mail.notify
-    asks every player of a phase at once)."""
+    yet if it has one (`reuse`), else a new one; for all of them in two queries (games.
+    mail.notify asks every player of a phase at once)."""
     # Not get_or_create: no constraint keys a token on its seat and phase, so its
     # savepoint could only catch a clash of random tokens, which it would raise again.
     tokens: dict[int, str] = {}
-    for seat_id, token in (ReplyToken.objects.filter(seat__in=seats, phase_number=phase_number,
-                                                     used_at=None)
-                           .order_by("pk").values_list("seat_id", "token")):
+    unused = ReplyToken.objects.filter(seat__in=seats, phase_number=phase_number, used_at=None)
+    for seat_id, token in (unused.order_by("pk").values_list("seat_id", "token")
+                           if reuse else ()):
         tokens.setdefault(seat_id, token)
     new = [ReplyToken(seat=seat, phase_number=phase_number)
            for seat in seats if seat.pk not in tokens]

@@ -24,7 +24,7 @@ from engine.notation import parse_move
 from engine.serialize import state_from_json, state_to_json
 from engine.view import view
 from games import services
-from games.mail import compose, notify
+from games.mail import compose, notify, tokens
 from games.mail.textboard import board_text
 from games.models import (
     EmailPreference,
@@ -343,6 +343,25 @@ def test_the_notification_is_idempotent(game, alice, bob, charlie):
     notify.phase_changed(game.pk, game.phase_number)
     assert OutgoingEmail.objects.count() == count and MagicLink.objects.count() == links
     assert count > 3  # results held for three, and at least one ask
+
+
+def test_the_ask_of_a_new_phase_has_a_token_of_its_own_and_an_older_one_stays_good(
+        game, alice):
+    """notify asks with new reply tokens without looking for unused ones (tokens.links):
+    a token an email gave out before the ask (a race) is still good once, as is the
+    ask's."""
+    game = fresh(game)
+    seat = game.seats.get(user=alice)
+    earlier = ReplyToken.objects.create(seat=seat, phase_number=game.phase_number)
+    notify.phase_changed(game.pk, game.phase_number)
+    ask = OutgoingEmail.objects.get(user=alice, kind="your_turn")
+    mine = ReplyToken.objects.get(seat=seat, phase_number=game.phase_number, used_at=None,
+                                  pk__gt=earlier.pk)
+    assert ask.reply_to == f"play+{mine.token}@{settings.REPLY_DOMAIN}"
+    assert ReplyToken.objects.filter(pk=earlier.pk, used_at=None).exists()
+    # Every later email of the phase answers to the oldest unused one, as before.
+    assert tokens.reply_address(seat, game.phase_number) == \
+        f"play+{earlier.token}@{settings.REPLY_DOMAIN}"
 
 
 def test_a_phase_of_only_trivial_events_sends_no_results(game, alice):

@@ -18,10 +18,10 @@ from games.models import Game, OutgoingEmail, Seat
 
 # The game's row, its seats (with who has submitted and the newest message), the
 # supersede, the outbox's ledger, the held rows of the people told, every reader's events
-# (one query), the reply tokens (read, made), the magic links, the emails (one INSERT:
-# `outbox.batched`), the game's row saved, the transaction: the most a phase change
-# costs, for all its emails.
-PER_PHASE = 13
+# (one query), the reply tokens (made, not looked for: `tokens.links`), the magic links,
+# the emails (one INSERT: `outbox.batched`), the game's row saved, the transaction: the
+# most a phase change costs, for all its emails.
+PER_PHASE = 12
 # Held results: nothing of their own (their rows ride in the phase's INSERT).
 PER_HELD = 0
 # "Waits for you": folding the held news it tells.
