@@ -135,9 +135,11 @@ def _tell(game: Game, people: list[Seat], phase_number: int,
     current = game.status == Game.Status.RUNNING and phase_number == game.phase_number
     asked = [seat for seat in people if not final and not seat.mail_muted and current
              and seat.colour in game.waiting and not seat.standin]
-    if asked:  # one UPDATE for all of them: their asks of earlier phases unsent are stale
-        outbox.supersede_asks([seat.user_id for seat in asked], game, phase_number)
-    queued, told = _ledger(game, people, phase_number)  # after: a superseded ask tells none
+    queued, told, stale = _ledger(game, people, phase_number)
+    superseding = [seat.user_id for seat in asked if seat.user_id in stale]
+    if superseding:  # one UPDATE for them: their asks of earlier phases unsent are stale
+        outbox.supersede_asks(superseding, game, phase_number)
+        queued, told, stale = _ledger(game, people, phase_number)  # a superseded ask tells none
     told_now = [seat for seat in people if final or seat in asked]
     held = outbox.held_of([seat.user_id for seat in told_now], game) if told_now else {}
     # Every person's news of the phase (and an asked one's since their last email) in
@@ -161,23 +163,30 @@ def _tell(game: Game, people: list[Seat], phase_number: int,
 
 
 def _ledger(game: Game, people: list[Seat], phase_number: int
-            ) -> tuple[set[tuple[str, int]], dict[int | None, int]]:
-    """What the outbox holds of the people's phase emails of the game, in one query: the
-    (kind, user) of this phase's (`is_queued`), and each person's last phase told
-    (`told_up_to`)."""
+            ) -> tuple[set[tuple[str, int]], dict[int | None, int], set[int | None]]:
+    """What the outbox holds of the people's phase emails and asks of the game, in one
+    query: the (kind, user) of this phase's (`is_queued`), each person's last phase told
+    (`told_up_to`), and who has an ask that an ask of this phase supersedes (most often
+    nobody: their emails went out long before the phase ended)."""
     rows = (OutgoingEmail.objects
             .filter(game=game, user__in=[seat.user_id for seat in people],
-                    kind__in=PHASE_EMAILS, phase_number__isnull=False)
+                    kind__in=[*PHASE_EMAILS, *outbox.ASKS], phase_number__isnull=False)
             .values_list("user_id", "kind").order_by()
             .annotate(told=Max("phase_number", filter=TELLS),
-                      now=Count("pk", filter=Q(phase_number=phase_number))))
+                      now=Count("pk", filter=Q(phase_number=phase_number)),
+                      stale=Count("pk", filter=outbox.stale_asks(phase_number))))
     queued: set[tuple[str, int]] = set()
     told: dict[int | None, int] = {}
-    for user_id, kind, last, now in rows:
+    stale: set[int | None] = set()
+    for user_id, kind, last, now, asks in rows:
+        if asks:
+            stale.add(user_id)
+        if kind not in PHASE_EMAILS:
+            continue  # a reminder tells no news
         if now:
             queued.add((kind, user_id))
         told[user_id] = max(told.get(user_id, 0), last or 0)
-    return queued, told
+    return queued, told, stale
 
 
 def _tell_now(game: Game, seat: Seat, kind: str, write: Callable[..., OutgoingEmail | None],

@@ -308,13 +308,18 @@ def release(email: OutgoingEmail) -> None:
         transaction.on_commit(lambda: _dispatch(pk))
 
 
+def stale_asks(phase_number: int) -> Q:
+    """The asks that an ask of `phase_number` supersedes: of an earlier phase, not sent
+    yet."""
+    return Q(kind__in=ASKS, phase_number__lt=phase_number,
+             status__in=[Status.QUEUED, Status.RETRYING])
+
+
 def supersede_asks(user_ids: list[int | None], game: Game, phase_number: int) -> None:
     """An ask of an earlier phase not sent yet is stale: the newer one goes instead (to
     each of these people, in one UPDATE)."""
-    OutgoingEmail.objects.filter(
-        user__in=user_ids, game=game, kind__in=ASKS, phase_number__lt=phase_number,
-        status__in=[Status.QUEUED, Status.RETRYING],
-    ).update(status=Status.FOLDED, last_error="superseded by the ask of a later phase")
+    OutgoingEmail.objects.filter(stale_asks(phase_number), user__in=user_ids, game=game) \
+        .update(status=Status.FOLDED, last_error="superseded by the ask of a later phase")
 
 
 def due_to_flush(now: datetime) -> list[tuple[int, int]]:

@@ -537,6 +537,24 @@ def test_a_refused_move_is_answered_at_once(game, alice):
     assert [e.status for e in sent_to(alice)] == [Status.QUEUED]
 
 
+def test_a_reminder_not_sent_yet_gives_way_to_the_next_ask_and_a_sent_ask_does_not(
+        game, alice, bob, charlie):
+    """The ledger tells notify who has a stale ask (games.mail.notify._ledger): a
+    reminder counts, an ask already sent does not."""
+    notify.phase_changed(game.pk, game.phase_number)
+    ask = sent_to(alice, "your_turn")[0]
+    OutgoingEmail.objects.filter(pk=ask.pk).update(status=Status.SENT)
+    compose.reminder(game, seat(game, alice))
+    (reminder,) = sent_to(alice, "reminder")
+    assert reminder.status == Status.QUEUED
+    game = decide_all(game)
+    Game.objects.filter(pk=game.pk).update(waiting=["red"])  # alice asked again
+    notify.phase_changed(game.pk, game.phase_number)
+    assert fresh_email(reminder).status == Status.FOLDED
+    assert fresh_email(ask).status == Status.SENT
+    assert sent_to(alice, "your_turn")[-1].status == Status.QUEUED
+
+
 def test_an_ask_not_sent_yet_gives_way_to_the_next(game, alice, bob, charlie):
     notify.phase_changed(game.pk, game.phase_number)
     first = sent_to(alice, "your_turn")[0]
