@@ -297,7 +297,7 @@ def reminder_hours(chosen: object) -> list[int]:
 def _deadline_set(sender: Any, game: Game, now: datetime, **kwargs: Any) -> None:
     """A deadline set or moved (services, games.deadlines), under the game's row lock and
     in the transaction that saved it: its reminders are armed in that same commit."""
-    arm_reminders(now, game)
+    arm_reminders(now, game, moved=True)
 
 
 @receiver(post_save, sender=Notifications, dispatch_uid="games.mail.notify.reminder_hours")
@@ -312,13 +312,17 @@ def _hours_chosen(sender: Any, instance: Notifications, update_fields: Any = Non
             _arm_locked(game_id, timezone.now())
 
 
-def arm_reminders(now: datetime, game: Game | None = None) -> None:
+def arm_reminders(now: datetime, game: Game | None = None, *, moved: bool = False) -> None:
     """A Reminder row for each (awaited person, deadline, hour) still ahead, of `game` (its
     row locked by the caller, in the transaction that set or moved its deadline), or,
     without one, of every running game, each under its row lock (a repair, run by hand:
     the sweep never scans the games). Rows not yet due that the game's deadline no longer
     wants (another deadline, phase or hour; a seat a computer plays now, or muted) are
-    deleted at once; those due already are the sweep's to judge (`_reminding`)."""
+    deleted at once; those due already are the sweep's to judge (`_reminding`). `moved`:
+    the deadline was just set or moved (`deadline_set`, as every new phase does), so no
+    row keys on it yet: only the rows of other deadlines are deleted, without naming the
+    wanted rows' keys (that DELETE was a sixth of a resolution's CPU: issue 11). A row of this
+    deadline that is not wanted (the same deadline set twice) is judged when it is due."""
     if game is None:
         running = Game.objects.filter(status=Game.Status.RUNNING, deadline__isnull=False)
         for game_id in list(running.order_by("pk").values_list("pk", flat=True)):
@@ -327,8 +331,11 @@ def arm_reminders(now: datetime, game: Game | None = None) -> None:
     wanted = [r for seat_id, chosen in _seats_to_remind(game, now)
               for r in _reminders(game, seat_id, chosen) if r.due_at > now]
     # One DELETE of the rows not due yet that are not wanted (rather than read, then delete).
-    Reminder.objects.filter(seat__game=game, sent_at__isnull=True, due_at__gt=now) \
-        .exclude(_any_of(wanted)).delete()
+    ahead = Reminder.objects.filter(seat__game=game, sent_at__isnull=True, due_at__gt=now)
+    if moved and game.deadline is not None:
+        ahead.exclude(phase_number=game.phase_number, deadline=game.deadline).delete()
+    else:
+        ahead.exclude(_any_of(wanted)).delete()
     # Armed twice (a repair beside a deadline moving): the unique key drops the second.
     Reminder.objects.bulk_create(wanted, ignore_conflicts=True)
 
