@@ -80,9 +80,7 @@ def _locked(games: QuerySet[Game]) -> Game | None:
 
 def _note(game: Game, kind: str, **data: Any) -> Event:
     """An event in the game's log (the game's row is locked, so the index is ours)."""
-    return Event.objects.create(game=game, index=game.events.count(),
-                                phase_number=game.phase_number, turn=game.turn, kind=kind,
-                                data={"kind": kind, **data})
+    return services.note_event(game, kind, **data)
 
 
 def is_person(seat: Seat) -> bool:

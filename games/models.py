@@ -92,6 +92,11 @@ class Game(models.Model):
     # the last phase whose emails are queued. A lost task message is found again here.
     work_due_since = models.DateTimeField(null=True, blank=True)
     notified_phase = models.PositiveIntegerField(default=0)
+    # How many record and event rows the game has (the index of the next of each), saved
+    # with the rows they count (games.services._save): a resolution reads them with the
+    # game's row instead of counting every row of the game again (issue 11).
+    records_stored = models.PositiveIntegerField(default=0)
+    events_stored = models.PositiveIntegerField(default=0)
     # The root every email of the game refers to (In-Reply-To, References): one thread in
     # the players' mail clients.
     mail_thread = models.CharField(max_length=40, default=new_thread_id)

@@ -16,12 +16,11 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Exists, F, OuterRef, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -186,11 +185,21 @@ def concede(game_id: int, user: User) -> Seat:
             raise GameError("you have conceded this game already")
         seat.conceded, seat.standin = True, True
         seat.save(update_fields=["conceded", "standin"])
-        EventRow.objects.create(game=game, index=game.events.count(),
-                                phase_number=game.phase_number, turn=game.turn,
-                                kind="conceded", data={"kind": "conceded", "player": seat.colour})
+        note_event(game, "conceded", player=seat.colour)
         _hand_to_computer(game, seat)
     return seat
+
+
+def note_event(game: Game, kind: str, **data: Any) -> EventRow:
+    """An event of the site's in the game's log (the caller holds the game's row lock).
+    Its index is the game's count of events, moved on in the same UPDATE that counts it
+    and read back: another object of the game's row may have moved it in this
+    transaction (games.deadlines submits a default move, then notes it)."""
+    Game.objects.filter(pk=game.pk).update(events_stored=F("events_stored") + 1)
+    game.events_stored = Game.objects.values_list("events_stored", flat=True).get(pk=game.pk)
+    return EventRow.objects.create(game=game, index=game.events_stored - 1,
+                                   phase_number=game.phase_number, turn=game.turn, kind=kind,
+                                   data={"kind": kind, **data})
 
 
 def _hand_to_computer(game: Game, seat: Seat) -> None:
@@ -400,15 +409,9 @@ def resolve(game_id: int, phase_number: int) -> bool:
 
 def _locked_for_resolving(game_id: int) -> tuple[Game, Rows]:
     """The game under its row lock, with its seats, and how many record and event rows
-    it has (counted in the query that takes the lock)."""
-    def count(model: type[RecordEntry] | type[EventRow]) -> Coalesce:
-        rows = model.objects.filter(game=OuterRef("pk")).order_by().values("game")
-        return Coalesce(Subquery(rows.annotate(n=Count("pk")).values("n")), 0)
-
-    game = (Game.objects.select_for_update(of=("self",)).prefetch_related("seats")
-            .annotate(records_n=count(RecordEntry), events_n=count(EventRow)).get(pk=game_id))
-    counted = vars(game)  # the annotations, which the model does not declare
-    return game, Rows(counted["records_n"], counted["events_n"])
+    it has (kept in its row)."""
+    game = Game.objects.select_for_update(of=("self",)).prefetch_related("seats").get(pk=game_id)
+    return game, Rows.of(game)
 
 
 def _pending(game: Game) -> list[PendingSubmission]:
@@ -477,7 +480,8 @@ class Rows:
 
     @classmethod
     def of(cls, game: Game) -> Rows:
-        return cls(game.record.count(), game.events.count())
+        """The counts kept in the game's row (read under its row lock)."""
+        return cls(game.records_stored, game.events_stored)
 
     def add(self, rows: Sequence[RecordEntry | EventRow | Snapshot]) -> None:
         if rows:
@@ -529,6 +533,7 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
 
 
 def _save(game: Game, rows: Rows) -> None:
+    game.records_stored, game.events_stored = rows.records, rows.events
     game.save()
     rows.insert()
 
