@@ -415,9 +415,14 @@ def _locked_for_resolving(game_id: int) -> tuple[Game, Rows]:
 
 
 def _pending(game: Game) -> list[PendingSubmission]:
-    """The current phase's stored submissions, in the order they came."""
-    return list(game.pending.filter(phase_number=game.phase_number)
-                .select_related("seat").order_by("submitted_at", "id"))
+    """The current phase's stored submissions, in the order they came, each with its
+    seat from those read with the game's row lock (no join)."""
+    seats = {seat.pk: seat for seat in game.seats.all()}
+    pending = list(game.pending.filter(phase_number=game.phase_number)
+                   .order_by("submitted_at", "id"))
+    for item in pending:
+        item.seat = seats[item.seat_id]
+    return pending
 
 
 class Refused(TypedDict):

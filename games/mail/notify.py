@@ -331,7 +331,8 @@ def arm_reminders(now: datetime, game: Game | None = None, *, moved: bool = Fals
     wanted = [r for seat_id, chosen in _seats_to_remind(game, now)
               for r in _reminders(game, seat_id, chosen) if r.due_at > now]
     # One DELETE of the rows not due yet that are not wanted (rather than read, then delete).
-    ahead = Reminder.objects.filter(seat__game=game, sent_at__isnull=True, due_at__gt=now)
+    ahead = Reminder.objects.filter(seat__in=[seat.pk for seat in game.seats.all()],
+                                    sent_at__isnull=True, due_at__gt=now)
     if moved and game.deadline is not None:
         ahead.exclude(phase_number=game.phase_number, deadline=game.deadline).delete()
     else:
@@ -369,9 +370,13 @@ def _seats_to_remind(game: Game, now: datetime) -> list[tuple[int, object]]:
     judged when a reminder is due."""
     if game.status != Game.Status.RUNNING or game.deadline is None or game.deadline <= now:
         return []
-    return list(game.seats.filter(colour__in=game.waiting, is_computer=False, standin=False,
-                                  user__isnull=False, mail_muted=False)
-                .values_list("pk", "user__notifications__reminder_hours"))
+    # The seats as the caller read them (a resolution, with the game's row lock), and
+    # their people's hours in a query that joins nothing.
+    seats = [seat for seat in game.seats.all() if seat.colour in game.waiting
+             and is_person(seat) and not seat.mail_muted]
+    chosen = Notifications.objects.filter(user__in=[seat.user_id for seat in seats])
+    hours: dict[int | None, object] = dict(chosen.values_list("user_id", "reminder_hours"))
+    return [(seat.pk, hours.get(seat.user_id)) for seat in seats]
 
 
 def send_reminders(now: datetime) -> None:
