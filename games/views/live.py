@@ -8,7 +8,7 @@ again, rendered by the very views and templates of a first load: nothing shown h
 comes from anywhere but `games.presenter.present`.
 
 - `/live/`: the count alone (every page of a signed-in person); `?lobby=1` adds the
-  lobby's version (the page of my games it shows, `&page=`, and the open games).
+  lobby's version (the page of my games it shows, `&page=`, and of open games, `&open=`).
 - `/games/<id>/live/`: the count and the game page's version, for the viewer; an
   invite-only game they may not see is a 404, as its page is.
 
@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.db.models import Count, IntegerField, Max, OuterRef, Q, QuerySet, Subquery, Window
@@ -29,7 +30,13 @@ from django.views.decorators.http import require_safe
 
 from games.context_processors import your_move_count
 from games.models import Event, Game, Message, PendingSubmission, Seat
-from games.views.lobby import MY_GAMES_PAGE, my_games_in_order, visible_game
+from games.views.lobby import (
+    MY_GAMES_PAGE,
+    OPEN_GAMES_PAGE,
+    my_games_in_order,
+    open_games,
+    visible_game,
+)
 
 # What the game page shows changes with these columns of the game's row, and with the
 # subqueries annotated below: seats (joined, left, a computer standing in or conceded),
@@ -110,19 +117,38 @@ def _my_page(request: HttpRequest, number: int) -> list[Any]:
                 [start:start + MY_GAMES_PAGE])
 
 
+def _open_page(request: HttpRequest, number: int) -> list[Any]:
+    """The lobby's page `number` of open games: each with its seats taken, and how many
+    open games there are in all; one query."""
+    start = (number - 1) * OPEN_GAMES_PAGE
+    return list(open_games(request)
+                .annotate(seated=_count(Seat.objects.filter(game=OuterRef("pk"))),
+                          total=Window(Count("pk")))
+                .values_list("pk", "seated", "total")[start:start + OPEN_GAMES_PAGE])
+
+
+def _shown_page(read: Callable[[int], list[Any]], number: int, count: Callable[[], int],
+                per_page: int) -> list[Any]:
+    """The rows of page `number` as the lobby shows it: the last page if past it (and
+    the first if it is not a number), as Django's `Paginator.get_page` does."""
+    rows = read(number) if number >= 1 else []
+    if not rows and number != 1:
+        rows = read(max(-(-count() // per_page), 1))
+    return rows
+
+
 def lobby_version(request: HttpRequest) -> str:
-    """The lobby's version: the page of my games it shows (`?page=`) and the open games;
-    two queries, whatever the number of my games."""
+    """The lobby's version: the page of my games it shows (`?page=`) and the page of
+    open games (`?open=`); a query for each, whatever the number of games."""
     mine: list[Any] = []
     if request.user.is_authenticated:
-        number = _page_number(request.GET.get("page"))
-        mine = _my_page(request, number) if number >= 1 else []
-        if not mine and number != 1:  # out of range: the lobby shows the last page
-            last = -(-my_games_in_order(request.user).count() // MY_GAMES_PAGE)
-            mine = _my_page(request, max(last, 1))
-    open_games = Game.objects.filter(status=Game.Status.OPEN, invite_only=False).aggregate(
-        games=Count("pk", distinct=True), seats=Count("seats"), newest=Max("pk"))
-    return digest([mine, open_games])
+        mine = _shown_page(lambda n: _my_page(request, n),
+                           _page_number(request.GET.get("page")),
+                           my_games_in_order(request.user).count, MY_GAMES_PAGE)
+    gathering = _shown_page(lambda n: _open_page(request, n),
+                            _page_number(request.GET.get("open")),
+                            open_games(request).count, OPEN_GAMES_PAGE)
+    return digest([mine, gathering])
 
 
 def answer(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:

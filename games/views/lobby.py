@@ -43,6 +43,7 @@ from games.words import name_of, sentence
 
 FINISHED_SHOWN = 20  # the archive has the rest
 MY_GAMES_PAGE = 25  # my games shown per page (those waiting for me first), as the archive's
+OPEN_GAMES_PAGE = 25  # open games shown per page, the newest first (`?open=`)
 # What a list shows of a game (never its state).
 LISTED = ("name", "status", "player_count", "setup", "decisions", "money", "deadline_hours",
           "invite_only", "invite_token", "phase_number", "waiting", "deadline", "winners",
@@ -213,19 +214,37 @@ def my_games_page(request: HttpRequest) -> tuple[Page[Game], int]:
     return paginator.get_page(request.GET.get("page")), counted["awaiting"]
 
 
+def open_games(request: HttpRequest) -> QuerySet[Game]:
+    """The games gathering players that anyone may join, newest first, but those I sit
+    in (they are in my games): ordered in SQL (the index on status and creation), so a
+    page of them costs the same however many there are."""
+    games = Game.objects.filter(status=Game.Status.OPEN, invite_only=False)
+    if request.user.is_authenticated:
+        games = games.exclude(seats__user=request.user)
+    return games.order_by("-created_at", "-pk")
+
+
 @require_safe
 def lobby(request: HttpRequest) -> HttpResponse:
-    open_games = Game.objects.filter(status=Game.Status.OPEN, invite_only=False)
-    context: dict[str, Any] = {"my_page": None, "live_url": reverse("live") + "?lobby=1"}
+    context: dict[str, Any] = {"my_page": None}
     mine: list[Game] = []
+    live_url = reverse("live") + "?lobby=1"
     if request.user.is_authenticated:
-        open_games = open_games.exclude(seats__user=request.user)
         page, awaiting = my_games_page(request)
         mine = list(page.object_list)
         context["my_page"], context["live"] = page, LobbyLive(request, awaiting)
         if page.number > 1:
-            context["live_url"] += f"&page={page.number}"
-    gathering = list(open_games.only(*LISTED).order_by("-created_at"))
+            live_url += f"&page={page.number}"
+    open_page = Paginator(open_games(request).only(*LISTED), OPEN_GAMES_PAGE).get_page(
+        request.GET.get("open"))
+    if open_page.number > 1:
+        live_url += f"&open={open_page.number}"
+    # Each list's page links keep the other list's page.
+    context.update(open_page=open_page, live_url=live_url,
+                   keep_open=f"&open={open_page.number}" if open_page.number > 1 else "",
+                   keep_page=f"&page={context['my_page'].number}"
+                   if context["my_page"] and context["my_page"].number > 1 else "")
+    gathering = list(open_page.object_list)
     finished = list(visible_games(request, Game.objects.filter(status=Game.Status.FINISHED))
                     .only(*LISTED).order_by("-finished_at")[:FINISHED_SHOWN])
     rows = listings(request, [*mine, *gathering, *finished])  # one query for all seats

@@ -431,8 +431,9 @@ def test_the_live_lobby_version_s_queries_stay_the_same_from_10_to_60_games(
 
 @pytest.fixture
 def pages_of_3(monkeypatch) -> None:
-    monkeypatch.setattr(lobby_views, "MY_GAMES_PAGE", 3)
-    monkeypatch.setattr(live_views, "MY_GAMES_PAGE", 3)
+    for module in (lobby_views, live_views):
+        monkeypatch.setattr(module, "MY_GAMES_PAGE", 3)
+        monkeypatch.setattr(module, "OPEN_GAMES_PAGE", 3)
 
 
 def test_my_games_come_a_page_at_a_time_those_waiting_for_me_first(
@@ -513,3 +514,75 @@ def test_the_listed_seats_name_each_player_as_their_seat_does(alice, bob, charli
         [(s.colour, s.display_name) for s in Seat.objects.filter(game=game).order_by("position")]
     assert [s.display_name for s in listed_seats] == \
         ["Alice", "Computer (grey)", "bob", "(left the game, lilac)"]
+
+
+# --- open games: a page at a time too ---------------------------------------------------------
+
+
+def open_games(creators: list[User], count: int) -> list[Game]:
+    """`count` open games, the newest last, by the creators in turn."""
+    return [open_game(creators[i % len(creators)], f"Open {i}") for i in range(count)]
+
+
+def test_open_games_come_a_page_at_a_time_the_newest_first(client, alice, bob, charlie,
+                                                           dave, pages_of_3):
+    games = open_games([bob, charlie, dave], 7)
+    mine = open_game(alice, "Mine")  # in my games, not among those to join
+    seated_games(alice, bob, charlie, 4)
+    client.force_login(alice)
+
+    first = client.get(reverse("lobby"))
+    assert listed(first, "open_games") == [games[6], games[5], games[4]]
+    page = first.content.decode()
+    assert "Page 1 of 3" in page and 'id="open-games-count">(7)<' in page
+    assert 'id="open-games-next" href="?open=2"' in page and 'id="open-games-prev"' not in page
+    assert mine not in listed(first, "open_games")
+
+    # Each list's links keep the other's page; the live version follows both.
+    both = client.get(reverse("lobby") + "?page=2&open=3")
+    assert listed(both, "open_games") == [games[0]]
+    assert listed(both, "my_games")[-1] == mine  # gathering players: last of my games
+    page = both.content.decode()
+    assert 'id="open-games-prev" href="?open=2&amp;page=2"' in page
+    assert 'id="my-games-prev" href="?page=1&amp;open=3"' in page
+    assert 'data-live-url="/live/?lobby=1&amp;page=2&amp;open=3"' in page
+
+    assert listed(client.get(reverse("lobby") + "?open=99"), "open_games") == [games[0]]
+    assert listed(client.get(reverse("lobby") + "?open=x"), "open_games") == \
+        listed(first, "open_games")
+
+
+def test_visitors_page_through_the_open_games_too(client, bob, pages_of_3):
+    games = open_games([bob], 4)
+    response = client.get(reverse("lobby") + "?open=2")
+    assert listed(response, "open_games") == [games[0]]
+    assert 'id="open-games-first" href="?open=1"' in response.content.decode()
+
+
+def test_the_lobby_s_queries_do_not_grow_with_the_open_games(
+        client, alice, bob, charlie, dave, django_assert_max_num_queries):
+    client.force_login(alice)
+    open_games([bob, charlie, dave], 3)
+    few, _ = lobby_queries(client, reverse("lobby"))
+    live_few, _ = lobby_queries(client, reverse("live") + "?lobby=1")
+    open_games([bob, charlie, dave], 40)
+    with django_assert_max_num_queries(few):
+        response = client.get(reverse("lobby"))
+    assert len(response.context["open_games"]) == lobby_views.OPEN_GAMES_PAGE
+    assert response.context["open_page"].paginator.count == 43
+    assert lobby_queries(client, reverse("live") + "?lobby=1")[0] == live_few
+
+
+def test_the_live_lobby_version_follows_the_open_games_page_it_is_for(
+        client, alice, bob, charlie, dave, pages_of_3):
+    games = open_games([bob, charlie], 7)
+    url = reverse("live") + "?lobby=1"
+    first, third = client.get(url).json()["lobby"], client.get(url + "&open=3").json()["lobby"]
+    assert client.get(url + "&open=99").json()["lobby"] == third  # the last page, as shown
+    services.join_game(games[0].pk, dave, "ochre")  # on page 3 only
+    assert client.get(url).json()["lobby"] == first
+    assert client.get(url + "&open=3").json()["lobby"] != third
+    newest = open_game(alice, "Newest")  # the first page moves
+    assert client.get(url).json()["lobby"] != first
+    client.force_login(alice)  # ... but not for its creator: it is in her games
+    assert newest not in [row.game for row in client.get(reverse("lobby")).context["open_games"]]
