@@ -410,6 +410,11 @@ class OutgoingEmail(models.Model):
                          condition=Q(status="sending")),
             models.Index(fields=["next_attempt_at"], name="email_coalescing",
                          condition=Q(status="coalescing")),
+            # games.housekeeping: the bodies still kept of emails whose body is not read
+            # again (sent, digested, folded).
+            models.Index(fields=["created_at"], name="email_body_kept",
+                         condition=Q(status__in=["sent", "digested", "folded"])
+                         & ~Q(text="")),
         ]
         constraints = [
             models.UniqueConstraint(fields=["kind", "user", "game", "phase_number"],
@@ -427,6 +432,9 @@ class MagicLink(models.Model):
     phase_number = models.PositiveIntegerField()
     expires_at = models.DateTimeField()
     used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["expires_at"], name="magic_link_expiry")]
 
 
 class ReplyToken(models.Model):

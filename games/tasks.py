@@ -22,7 +22,7 @@ from kombu import Queue
 from kombu.exceptions import InconsistencyError, KombuError
 from redis.exceptions import RedisError
 
-from games import deadlines, recovery, services
+from games import deadlines, housekeeping, recovery, services
 from games.mail import notify, outbox
 
 logger = logging.getLogger(__name__)
@@ -98,6 +98,12 @@ def sweep_once(now: datetime | None = None) -> None:
 def send_digests() -> None:
     """Hourly (beat): the daily digests that are due."""
     notify.send_digests()
+
+
+@shared_task(**SURVIVES)
+def tidy() -> dict[str, int]:
+    """Hourly (beat): old email bodies and expired magic links (games.housekeeping)."""
+    return housekeeping.tidy()
 
 
 # --- what the layers below announce ---------------------------------------------------------

@@ -287,7 +287,8 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_QUEUES = (Queue("celery"), Queue("sweep"), Queue("resolve"))
 CELERY_TASK_ROUTES = ("lowenherz_site.celery.route_task",
                       {"games.tasks.sweep": {"queue": "sweep"},
-                       "games.tasks.send_digests": {"queue": "sweep"}})
+                       "games.tasks.send_digests": {"queue": "sweep"},
+                       "games.tasks.tidy": {"queue": "sweep"}})
 CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT_SECONDS
 # Every task is acknowledged after it ran (games.tasks): a worker holds one message at a
 # time, so that a crash leaves one message to redeliver, not a prefetched batch.
@@ -348,6 +349,9 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Löwenherz <lowenherz
 REPLY_DOMAIN = os.environ.get("REPLY_DOMAIN", "localhost")
 REPLY_LOCAL_PART = os.environ.get("REPLY_LOCAL_PART", "play")
 MAGIC_LINK_HOURS = env_int("MAGIC_LINK_HOURS", 72)
+# The body of an email sent (or told in another) is cleared after this many days; its row
+# stays (games.housekeeping).
+EMAIL_BODY_DAYS = env_int("EMAIL_BODY_DAYS", 90)
 # Email cadence (games.mail.notify): the confirmation of an emailed move waits this long
 # for the person's next email of the game to ride in; results that ask nothing of the
 # reader wait for their next email of the game up to EMAIL_RESULTS_HOLD_SECONDS.
@@ -359,13 +363,15 @@ EMAIL_MESSAGES_HOLD_SECONDS = env_int("EMAIL_MESSAGES_HOLD_SECONDS", 3600)
 ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
 
 # Celery beat: the sweeper (recovery, deadlines, reminders, outbox retries) every
-# RECOVERY_INTERVAL_SECONDS; digests hourly. A sweep still queued when the next is due is
-# dropped (expires): a stopped worker does not come back to a pile of them.
+# RECOVERY_INTERVAL_SECONDS; digests and housekeeping hourly. A sweep still queued when the
+# next is due is dropped (expires): a stopped worker does not come back to a pile of them.
 CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "games.tasks.sweep", "schedule": float(RECOVERY_INTERVAL_SECONDS),
               "options": {"expires": float(RECOVERY_INTERVAL_SECONDS)}},
     "digests": {"task": "games.tasks.send_digests", "schedule": 3600.0,
                 "options": {"expires": 3000.0}},
+    "housekeeping": {"task": "games.tasks.tidy", "schedule": 3600.0,
+                     "options": {"expires": 3000.0}},
 }
 
 GAME_DEFAULT_DEADLINE_HOURS = env_int("GAME_DEFAULT_DEADLINE_HOURS", 48)

@@ -49,6 +49,8 @@ def magic_link(request: HttpRequest, signed: str) -> HttpResponse:
     nonce = tokens.magic_nonce(signed)
     link = (MagicLink.objects.select_related("game", "user").filter(nonce=nonce).first()
             if nonce else None)
+    if link is None and nonce and tokens.is_past_expiry(signed):
+        return _link_problem(request, "expired", None, status=410)  # its row is tidied away
     if link is None:
         return _link_problem(request, "tampered", None, status=400)
     if _signed_in_fully_as(request, link.user_id):
