@@ -1,5 +1,5 @@
 """The web pages as players feel them: `game-page`, `page-queries`, `lobby-scale`,
-`archive-depth` and `web-memory`.
+`open-games-scale`, `archive-depth` and `web-memory`.
 
 Server time through `django.test.Client` (the whole middleware stack and the database,
 no network), DEBUG off, medians over repeats. The baseline of a page's time is a
@@ -43,7 +43,7 @@ from engine.errors import IllegalMove
 from engine.game import default_move, is_simultaneous
 from games import services
 from games.models import Event, Game, PendingSubmission, RecordEntry, Seat, Snapshot
-from games.views.lobby import MY_GAMES_PAGE
+from games.views.lobby import MY_GAMES_PAGE, OPEN_GAMES_PAGE
 
 SEED = 20_251_104  # a 4-player game (variable setup) that lasts past turn 25
 LATER_TURN = 25  # "after 25 turns"
@@ -406,3 +406,61 @@ def lobby_scale(options: Options) -> Iterator[Figure]:
                 "page_size": MY_GAMES_PAGE,
                 **{f"{size} games": {k: round(v, 3) if isinstance(v, float) else v
                                      for k, v in m.items()} for size, m in found.items()}})
+
+
+def clone_open(template: Game, count: int, first: int) -> None:
+    """`count` copies of a game gathering players (its row and its creator's seat)."""
+    skip = {"id", "invite_token", "mail_thread", "name", "created_at"}
+    fields = {f.attname: getattr(template, f.attname) for f in Game._meta.concrete_fields
+              if f.attname not in skip}
+    games = Game.objects.bulk_create(Game(**fields, name=f"Open {first + i}")
+                                     for i in range(count))
+    seats = list(template.seats.all())
+    Seat.objects.bulk_create(Seat(game_id=g.pk, colour=s.colour, position=s.position,
+                                  user_id=s.user_id) for g in games for s in seats)
+    analyze()
+
+
+@figures("open-games-scale")
+def open_games_scale(options: Options) -> Iterator[Figure]:
+    """The lobby when `large` games gather players against the same lobby when `small`
+    do (a page of them: both show as many rows): the open games are everyone's, so the
+    two cannot stand in one database at once; measured one after the other, `small`
+    first (an operator's question: does one busy evening of new games slow every visit
+    to the lobby?)."""
+    global _world
+    small, large = OPEN_GAMES_PAGE, options.size(1000, 100)
+    repeat = options.size(30, 6)
+    empty_tables()
+    _world = None
+    found: dict[int, dict[str, Any]] = {}
+    try:
+        with bench_site():
+            creator, viewer = person("olga"), person("otto")
+            template = services.create_game(
+                creator, name="Open 0", player_count=4, setup="variable", decisions="sealed",
+                money="hidden", deadline_hours=48, invite_only=False, colour="red",
+                computer_colours=[])
+            client = client_of(viewer)
+            lobby, live = reverse("lobby"), reverse("live") + "?lobby=1"
+            for size in (small, large):
+                clone_open(template, size - Game.objects.filter(status="open").count(),
+                           first=Game.objects.count())
+                times, polls = alternating([(client, lobby), (client, live)], repeat)
+                response = client.get(lobby)
+                found[size] = {
+                    "ms": median(times), "spread": spread(times),
+                    "queries": queries(client, lobby), "html_bytes": len(response.content),
+                    "games_shown": response.content.count(b'id="open-game-'),
+                    "live_ms": median(polls), "live_queries": queries(client, live)}
+    finally:
+        empty_tables()
+    yield Figure(
+        "open-games-scale", f"lobby while {large:,} games gather players, server time",
+        measured=found[large]["ms"], baseline=found[small]["ms"], target="<= 1.5",
+        unit="ms", spread=found[large]["spread"],
+        detail={"baseline": f"the same lobby of the same person while {small} games gather "
+                            "players, measured just before the others were made",
+                "page_size": OPEN_GAMES_PAGE,
+                **{f"{size} open games": {k: round(v, 3) if isinstance(v, float) else v
+                                          for k, v in m.items()} for size, m in found.items()}})
