@@ -389,23 +389,38 @@ def lobby_scale(options: Options) -> Iterator[Figure]:
             times, polls = dict(zip(sizes, measured, strict=True)), \
                 dict(zip(sizes, polled, strict=True))
             for size, client in clients.items():
-                response = client.get(lobby)
-                found[size] = {
-                    "ms": median(times[size]), "spread": spread(times[size]),
-                    "queries": queries(client, lobby), "html_bytes": len(response.content),
-                    "games_shown": response.content.count(b'id="my-game-'),
-                    "live_ms": median(polls[size]), "live_queries": queries(client, live)}
+                found[size] = lobby_seen(client, times[size], polls[size], b'id="my-game-')
     finally:
         empty_tables()
-    yield Figure(
+    yield lobby_figure(
         "lobby-scale", f"lobby of a person seated in {large:,} running games, server time",
-        measured=found[large]["ms"], baseline=found[small]["ms"], target="<= 1.5",
-        unit="ms", spread=found[large]["spread"],
-        detail={"baseline": f"a person seated in {small} games of the same kind, in the same "
-                            "database, requests alternated with the measured person's",
-                "page_size": MY_GAMES_PAGE,
-                **{f"{size} games": {k: round(v, 3) if isinstance(v, float) else v
-                                     for k, v in m.items()} for size, m in found.items()}})
+        found[small], found[large], MY_GAMES_PAGE,
+        {"baseline": f"a person seated in {small} games of the same kind, in the same "
+                     "database, requests alternated with the measured person's",
+         **{f"{size} games": rounded(m) for size, m in found.items()}})
+
+
+def lobby_seen(client: Client, times: list[float], polls: list[float], row: bytes
+               ) -> dict[str, Any]:
+    """What a lobby figure reports of one size: the page's and the live poll's times
+    (medians of `times` and `polls`), their queries, the page's bytes and its rows."""
+    lobby, live = reverse("lobby"), reverse("live") + "?lobby=1"
+    response = client.get(lobby)
+    return {"ms": median(times), "spread": spread(times), "queries": queries(client, lobby),
+            "html_bytes": len(response.content), "games_shown": response.content.count(row),
+            "live_ms": median(polls), "live_queries": queries(client, live)}
+
+
+def lobby_figure(figure_id: str, what: str, small: dict[str, Any], large: dict[str, Any],
+                 page_size: int, detail: dict[str, Any]) -> Figure:
+    """A lobby figure: the large lobby's time against the small one's (`lobby_seen`)."""
+    return Figure(figure_id, what, measured=large["ms"], baseline=small["ms"],
+                  target="<= 1.5", unit="ms", spread=large["spread"],
+                  detail={"page_size": page_size, **detail})
+
+
+def rounded(measures: dict[str, Any]) -> dict[str, Any]:
+    return {k: round(v, 3) if isinstance(v, float) else v for k, v in measures.items()}
 
 
 def clone_open(template: Game, count: int, first: int) -> None:
@@ -447,20 +462,12 @@ def open_games_scale(options: Options) -> Iterator[Figure]:
                 clone_open(template, size - Game.objects.filter(status="open").count(),
                            first=Game.objects.count())
                 times, polls = alternating([(client, lobby), (client, live)], repeat)
-                response = client.get(lobby)
-                found[size] = {
-                    "ms": median(times), "spread": spread(times),
-                    "queries": queries(client, lobby), "html_bytes": len(response.content),
-                    "games_shown": response.content.count(b'id="open-game-'),
-                    "live_ms": median(polls), "live_queries": queries(client, live)}
+                found[size] = lobby_seen(client, times, polls, b'id="open-game-')
     finally:
         empty_tables()
-    yield Figure(
+    yield lobby_figure(
         "open-games-scale", f"lobby while {large:,} games gather players, server time",
-        measured=found[large]["ms"], baseline=found[small]["ms"], target="<= 1.5",
-        unit="ms", spread=found[large]["spread"],
-        detail={"baseline": f"the same lobby of the same person while {small} games gather "
-                            "players, measured just before the others were made",
-                "page_size": OPEN_GAMES_PAGE,
-                **{f"{size} open games": {k: round(v, 3) if isinstance(v, float) else v
-                                          for k, v in m.items()} for size, m in found.items()}})
+        found[small], found[large], OPEN_GAMES_PAGE,
+        {"baseline": f"the same lobby of the same person while {small} games gather "
+                     "players, measured just before the others were made",
+         **{f"{size} open games": rounded(m) for size, m in found.items()}})
