@@ -13,6 +13,7 @@ still to trim, so a run costs what it trims, not what the tables hold.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -21,6 +22,7 @@ from django.utils import timezone
 
 from games.models import MagicLink, OutgoingEmail
 
+logger = logging.getLogger(__name__)
 BATCH = 2000  # rows of each kind per run
 Status = OutgoingEmail.Status
 # Emails whose body is never read again: sent, sent in a digest, or told in another.
@@ -32,7 +34,11 @@ LINKS_KEPT = timedelta(days=1)  # past expiry: a click on the link shows "expire
 def tidy(now: datetime | None = None) -> dict[str, int]:
     """One run: how many rows of each kind it trimmed."""
     now = now or timezone.now()
-    return {"email_bodies": clear_old_bodies(now), "magic_links": drop_expired_links(now)}
+    trimmed = {"email_bodies": clear_old_bodies(now), "magic_links": drop_expired_links(now)}
+    if any(trimmed.values()):  # what the operator's log shows of it
+        logger.info("housekeeping: cleared %(email_bodies)d email bodies, deleted "
+                    "%(magic_links)d expired magic links", trimmed)
+    return trimmed
 
 
 def clear_old_bodies(now: datetime) -> int:

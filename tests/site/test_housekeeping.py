@@ -56,6 +56,15 @@ def test_an_email_still_to_send_or_to_look_into_keeps_its_body(game, alice, stat
     assert OutgoingEmail.objects.get(pk=old.pk).text == old.text
 
 
+def test_the_log_says_what_a_run_trimmed(game, alice, caplog):
+    an_email(game, alice, Status.SENT, DAYS * 2)
+    with caplog.at_level("INFO", logger="games.housekeeping"):
+        housekeeping.tidy()
+        housekeeping.tidy()  # nothing left: nothing logged
+    assert [r.getMessage() for r in caplog.records] == \
+        ["housekeeping: cleared 1 email bodies, deleted 0 expired magic links"]
+
+
 def test_a_recent_email_keeps_its_body(game, alice):
     recent = an_email(game, alice, Status.SENT, DAYS - timedelta(hours=1))
     assert housekeeping.tidy()["email_bodies"] == 0
