@@ -154,10 +154,18 @@ def unsubscribe_user_id(signed: str) -> int | None:
     return value if isinstance(value, int) else None
 
 
+# Microsoft's mail servers and Outlook send no out-of-office or other automatic reply to
+# an email that asks so. Not "All": delivery failures (NDR) still reach the operator's
+# bounce address, where a dead player address is learned of.
+AUTO_RESPONSE_SUPPRESS = "OOF, AutoReply"
+
+
 def standard_headers(kind: str, user: User | None) -> dict[str, str]:
     # RFC 3834: an out-of-office reply to play+TOKEN@ would be read as a move and
-    # answered with a refusal, which would be answered again: a loop.
-    headers = {"Auto-Submitted": "auto-replied" if kind in TRANSACTIONAL else "auto-generated"}
+    # answered with a refusal, which would be answered again: a loop. Responders that
+    # honour RFC 3834 (and Exchange, its own header) do not answer us at all.
+    headers = {"Auto-Submitted": "auto-replied" if kind in TRANSACTIONAL else "auto-generated",
+               "X-Auto-Response-Suppress": AUTO_RESPONSE_SUPPRESS}
     if user is not None and kind not in TRANSACTIONAL:
         headers["List-Unsubscribe"] = f"<{unsubscribe_url(user)}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"  # RFC 8058

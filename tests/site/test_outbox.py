@@ -180,6 +180,19 @@ def test_answers_to_moves_carry_no_unsubscribe_header(game, alice, smtp):
     assert message["List-Unsubscribe"] is None and message["Auto-Submitted"] == "auto-replied"
 
 
+def test_every_email_asks_responders_not_to_answer_it(game, alice, smtp):
+    """Issue 21: an out-of-office reply to a game's email is stopped at its source: RFC
+    3834's Auto-Submitted for the responders that honour it, X-Auto-Response-Suppress for
+    Exchange and Outlook. Both kinds: an ask (generated) and an answer (replied)."""
+    asked = ask(game, alice)
+    compose.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
+    refused = OutgoingEmail.objects.get(kind="move_refused")
+    for email_row in (asked, refused):
+        assert outbox.send(email_row.pk) is True
+    assert [(m["Auto-Submitted"], m["X-Auto-Response-Suppress"]) for m in smtp.messages] == [
+        ("auto-generated", "OOF, AutoReply"), ("auto-replied", "OOF, AutoReply")]
+
+
 # --- SMTP down -----------------------------------------------------------------------------------
 
 
