@@ -41,7 +41,7 @@ from django.utils import timezone
 from engine.errors import IllegalMove
 from engine.moves import EndAlliance
 from games import chat, limits, services
-from games.mail import compose, replies, tokens
+from games.mail import compose, out_of_office, replies, tokens
 from games.models import Game, ReplyToken, Seat
 
 logger = logging.getLogger(__name__)
@@ -136,7 +136,8 @@ def sender_of(headers: Message) -> str:
 
 
 def is_automatic(headers: Message, envelope_from: str | None) -> bool:
-    """An auto-reply, a bounce or a list's message: never answered (RFC 3834)."""
+    """An auto-reply, a bounce or a list's message: never answered (RFC 3834). An
+    out-of-office reply without a header that says so is known by its subject."""
     auto = str(headers.get("Auto-Submitted", "")).strip().lower() or "no"
     precedence = str(headers.get("Precedence", "")).strip().lower()
     robot = any(address.partition("@")[0].lower() in ROBOTS
@@ -144,7 +145,8 @@ def is_automatic(headers: Message, envelope_from: str | None) -> bool:
     return (envelope_from == "" or str(headers.get("Return-Path", "")).strip() == "<>"
             or auto != "no" or precedence in AUTOMATIC_PRECEDENCE or robot
             or any(name in headers for name in AUTO_REPLY_HEADERS)
-            or headers.get_content_type() == "multipart/report")
+            or headers.get_content_type() == "multipart/report"
+            or out_of_office.is_out_of_office(str(headers.get("Subject", ""))))
 
 
 def is_ours(address: str) -> bool:
