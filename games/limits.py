@@ -8,6 +8,7 @@ use django-ratelimit's decorator with `rate_of(name)`; everything else calls `sp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from django.conf import settings
@@ -28,3 +29,17 @@ def spend(name: str, who: str) -> bool:
     usage = get_usage(None, group=f"lowenherz.{name}", key=lambda group, request: who.lower(),
                       rate=settings.RATE_LIMITS[name], increment=True)
     return usage is None or not usage["should_limit"]
+
+
+PERIODS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
+
+
+def per_period(name: str) -> str:
+    """Limit `name` in words, for the people it stops: "30/d" → "30 per day", "5/10m" →
+    "5 per 10 minutes"."""
+    count, _, period = settings.RATE_LIMITS[name].partition("/")
+    match = re.fullmatch(r"(\d*)([smhd])", period.strip().lower())
+    if match is None:  # django-ratelimit would refuse it first
+        return settings.RATE_LIMITS[name]
+    times, word = match.group(1), PERIODS[match.group(2)]
+    return f"{count} per {times} {word}s" if times not in ("", "1") else f"{count} per {word}"

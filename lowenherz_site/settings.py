@@ -231,7 +231,9 @@ RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default) for n
     "password_reset": "5/h",     # reset emails asked for, per address and per email address
     "invitation": "30/d",        # invitations one person sends, over all games
     "refusal": "20/d",           # refusal emails to one registered address
-    "inbound": "60/h",           # emails accepted for handling from one sender
+    "inbound": "60/h",           # emails handled per player (a live token of their seat),
+                                 # or per origin (any other: the server that handed it over)
+    "reply_dropped": "1/d",      # "your reply was dropped" notices to one player
     "message": "30/h",           # messages one person writes to tables, over all games
 }.items()}
 RATELIMIT_VIEW = "lowenherz_site.errors.rate_limited"

@@ -27,7 +27,7 @@ from engine.game import is_simultaneous
 from engine.notation import format_move
 from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
-from games import chat, deadlines, signals
+from games import chat, deadlines, limits, signals
 from games.mail import outbox, tokens
 from games.mail.replies import REPLY_MARKER
 from games.mail.textboard import board_text
@@ -57,7 +57,8 @@ KIND_HEADER = "X-Lowenherz-Kind"
 # The emails of a game's play: one thread per game in the players' mail clients (one
 # subject, and In-Reply-To / References the game's root `Game.mail_thread`).
 THREADED = frozenset({"your_turn", "results", "reminder", "game_over", "move_accepted",
-                      "move_refused", "deadline_extended", "messages", "message_owed"})
+                      "move_refused", "deadline_extended", "messages", "message_owed",
+                      "reply_dropped"})
 # The emails that tell the messages of the table sent since the reader's last email
 # (games.chat.unread_by_email), when they go as they are written (not held to be folded).
 CARRY_MESSAGES = frozenset({"your_turn", "results", "game_over", "messages"})
@@ -255,6 +256,16 @@ def move_reply(seat: Seat, accepted: bool, commands: list[str], message: str, *,
 def refusal(to: str, reason: str) -> None:
     """The answer to an email that cannot be tied to a player (bad or stale token)."""
     _send("refusal", None, {"reason": reason, "site_url": settings.SITE_URL}, to=to)
+
+
+def reply_dropped(seat: Seat) -> None:
+    """To a player whose reply was not read: over the limit of emails read from one
+    person (games.mail.inbound; the caller sends it at most once a day)."""
+    game = Game.objects.get(pk=seat.game_id)
+    context = {**_game_context(game, seat.user), "name": display_name(seat.user),
+               "limit": limits.per_period("inbound"),
+               "notices": limits.per_period("reply_dropped")}
+    _send("reply_dropped", seat.user, context, game=game)
 
 
 def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:

@@ -9,10 +9,21 @@ The outcome is answered by email (`compose.move_reply`, `compose.refusal`: a ref
 once, an acceptance in the person's next email of the game, or alone soon after), but
 only ever to the seat's registered address, never to the `From:` of an email that is not
 the seat's player's: a forged or unknown token, or a stranger's email, is logged and left
-unanswered (no backscatter to a forged sender). Auto-replies and bounces are ignored, so
-that the site and a robot never mail each other forever. Limits (`games.limits`): emails
-handled per sender per hour ("inbound"), refusals per registered address per day
-("refusal"); over either, nothing is sent, and the log says so.
+unanswered (no backscatter to a forged sender). Auto-replies and bounces are ignored (by
+their headers, or an out-of-office subject: `out_of_office`), so that the site and a
+robot never mail each other forever.
+
+Limits (`games.limits`): emails handled per hour ("inbound"), refusals per registered
+address per day ("refusal"); over either, nothing is sent, and the log says so. Whose
+"inbound" an email spends is decided by its token, never by its `From:`, which anyone
+may write: an email with a live token of the sender's own seat (known, the seat's
+player's address in `From:`, the game running) spends that person's (keyed by account);
+any other (no token, an unknown one, another player's, a finished game's) spends its
+origin's, where it really came from as the way in saw it (`origin`: the connecting
+server's address, or the provider's data). So a stranger's forged emails in a player's
+name never drop that player's reply. A player's own reply dropped over the limit is
+told to them, at most once a day ("reply_dropped"): the player would otherwise wait for
+an answer that never comes.
 
 A token is used up only by an accepted reply. A refused one (a typo, an illegal move)
 leaves it usable, so that the player corrects the move by replying again. The token is
@@ -24,6 +35,7 @@ resolves between the check and the moves, and a crash undoes the claim with the 
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -64,7 +76,8 @@ WRONG_SENDER = ("this reply address belongs to a player whose account has anothe
 TOO_LARGE = (f"your email is larger than {MAX_MESSAGE_BYTES // 1024} KB: reply with the "
              "commands only, without attachments")
 UNREADABLE = "your email could not be read as text: reply with the commands in plain text"
-OVER_LIMIT = "over the limit of emails handled per sender: not read, not answered"
+OVER_LIMIT = ("over the limit of emails read per player (or per origin, for emails that are no "
+              "player's own): not read, not answered")
 
 
 class Verdict(StrEnum):
@@ -81,18 +94,19 @@ class InboundResult:
 
 
 def handle_message(raw: bytes, *, envelope_to: list[str] | None = None,
-                   envelope_from: str | None = None) -> InboundResult:
+                   envelope_from: str | None = None, origin: str = "") -> InboundResult:
     """Act on one email (RFC 822 bytes) and answer it. `envelope_to` and `envelope_from`
-    are the SMTP envelope when the way in knows it ("" is a bounce's null sender).
-    Database errors propagate: the caller tells its sender to try again later."""
+    are the SMTP envelope when the way in knows it ("" is a bounce's null sender);
+    `origin` where it came from (`origin_of`), "" if the way in cannot tell. Database
+    errors propagate: the caller tells its sender to try again later."""
     # Only the start is read for headers; the body only once the token and sender are good.
     headers = BytesHeaderParser().parsebytes(raw[:MAX_HEADER_BYTES])
     sender = sender_of(headers)
     if is_automatic(headers, envelope_from) or not sender or is_ours(sender):
         return _done(InboundResult(Verdict.IGNORED, "an automatic email, or no one to answer"))
-    if not limits.spend("inbound", sender):
-        return _unanswered(OVER_LIMIT, sender)
     reply = _reply_token(token_in(headers, envelope_to or []))
+    if not _within_limit(reply, sender, origin):
+        return _unanswered(OVER_LIMIT, sender, reply.seat if reply else None)
     if reply is None:  # forged, mistyped or no token: the From: may be anyone's
         return _unanswered(UNKNOWN, sender)
     seat = reply.seat
@@ -174,6 +188,41 @@ def _reply_token(token: str | None) -> ReplyToken | None:
         return None
     return (ReplyToken.objects.select_related("seat__game", "seat__user")
             .filter(token=token).first())
+
+
+def _within_limit(reply: ReplyToken | None, sender: str, origin: str) -> bool:
+    """Spend one "inbound" of the sender's account if the token is theirs and live, else
+    one of the origin's (see above). A player's own reply over the limit is told."""
+    if reply is None or not _is_live_and_own(reply, sender):
+        return limits.spend("inbound", f"origin:{origin or 'unknown'}")
+    if limits.spend("inbound", f"user:{reply.seat.user_id}"):
+        return True
+    if limits.spend("reply_dropped", f"user:{reply.seat.user_id}"):
+        compose.reply_dropped(reply.seat)
+    return False
+
+
+def _is_live_and_own(reply: ReplyToken, sender: str) -> bool:
+    """A token that only the seat's player holds (it came in an email to them), sent from
+    their address, of a game still running: any of its phases, used or not (talk may
+    answer any email of the game, and a stale move earns an answer that says so)."""
+    return _sender_problem(reply.seat, sender) is None \
+        and reply.seat.game.status == Game.Status.RUNNING
+
+
+def origin_of(way: str, address: str | None) -> str:
+    """Where an email came from, for the "inbound" limit: the way in ("smtp", "pipe",
+    "postmark"), and the network address of the server that handed it over, as the way
+    in saw it (not a header the sender wrote). An IPv6 address counts by its /64, which
+    one machine may hold whole."""
+    text = (address or "").strip()
+    try:
+        ip = ipaddress.ip_address(text.strip("[]"))
+    except ValueError:
+        return f"{way}:{text[:100]}" if text else way  # one origin for all it cannot tell
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is None:
+        return f"{way}:{ipaddress.ip_network((ip, 64), strict=False)}"
+    return f"{way}:{getattr(ip, 'ipv4_mapped', None) or ip}"
 
 
 def _sender_problem(seat: Seat, sender: str) -> str | None:

@@ -13,12 +13,20 @@ e.g. `https://USER:PASSWORD@HOST/anymail/postmark/inbound/`.
 before it is read; after the secret is checked, a body that is not one JSON object of
 Postmark's shape, or does not make an email, is refused (400) with a short sentence and
 nothing changed, where anymail would answer 500 (and the provider would retry).
+
+An email's origin, for the "inbound" limit of emails that are not a player's own, is
+the address of the server that handed it to the provider: the `client-ip` of the
+Received-SPF header the provider adds. A sender may write one of those too; with more
+than one, or none, the email counts as the provider's, an origin all such emails share
+(a player's own replies count by their account either way).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
+from email.message import Message
 from typing import Any
 
 from anymail.signals import AnymailInboundEvent, inbound
@@ -26,7 +34,7 @@ from anymail.webhooks.postmark import PostmarkInboundWebhookView
 from django.dispatch import receiver
 from django.http import HttpRequest, HttpResponse
 
-from games.mail.inbound import MAX_MESSAGE_BYTES, handle_message
+from games.mail.inbound import MAX_MESSAGE_BYTES, handle_message, origin_of
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +45,7 @@ TEXT_FIELDS = ("RawEmail", "From", "To", "Cc", "Bcc", "Subject", "Date", "ReplyT
                "TextBody", "HtmlBody", "StrippedTextReply", "OriginalRecipient",
                "MailboxHash", "MessageID", "Tag", "RecordType")
 ADDRESS_LISTS = ("ToFull", "CcFull", "BccFull")
+CLIENT_IP = re.compile(r"\bclient-ip=([0-9A-Fa-f:.]+)")
 
 
 class BadPayload(ValueError):
@@ -166,4 +175,11 @@ def receive_reply(sender: type, event: AnymailInboundEvent, esp_name: str,
         return
     recipient = message.envelope_recipient
     handle_message(message.as_bytes(), envelope_to=[recipient] if recipient else None,
-                   envelope_from=message.envelope_sender)
+                   envelope_from=message.envelope_sender, origin=provider_origin(message, esp_name))
+
+
+def provider_origin(message: Message, esp_name: str) -> str:
+    """Where the provider got the email from, by its Received-SPF header (see above)."""
+    found = [match.group(1) for value in message.get_all("Received-SPF", [])
+             if (match := CLIENT_IP.search(str(value)))]
+    return origin_of(esp_name.lower(), found[0] if len(found) == 1 else "")

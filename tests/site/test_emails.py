@@ -40,7 +40,7 @@ from games.models import (
 from tests.site.test_game_page import play_phases
 
 KINDS = ("invitation", "your_turn", "results", "reminder", "game_over", "move_accepted",
-         "move_refused", "refusal", "digest")
+         "move_refused", "refusal", "digest", "reply_dropped")
 
 
 @pytest.fixture(autouse=True)
@@ -123,6 +123,7 @@ def test_every_kind_renders_a_subject_a_text_and_an_html_body(finished, alice, b
     compose.move_reply(seat(other, alice), True, ["decide 2"], "Your submission: decide 2.")
     compose.move_reply(seat(other, alice), False, ["decide 9"], "There is no card 9.")
     compose.refusal("stranger@example.org", "This reply address is not known.")
+    compose.reply_dropped(seat(other, alice))
     Notifications.objects.create(user=alice, mode=EmailPreference.DIGEST)
     compose.results(other, seat(other, alice), other.phase_number - 1)  # one per phase
     notify.send_digests(now=timezone.now() + timedelta(days=1))

@@ -264,7 +264,8 @@ def test_emails_from_one_sender_are_limited_per_hour(game, outbox, starter):
     assert len(outbox.move_replies) == 2 and pending(game) == {}
 
 
-def test_forged_replies_count_against_their_senders_limit(game):
+def test_forged_replies_count_against_their_origins_limit(game):
+    """Not the limit of the address they claim (issue 21: test_inbound_origin)."""
     with rates(inbound="3/h"):
         reasons = [handle_message(forged(n)).reason for n in range(5)]
     assert reasons == [UNKNOWN] * 3 + [OVER_LIMIT] * 2

@@ -143,3 +143,12 @@ def test_an_invitation_over_the_limit_is_refused_clearly(client, settings, alice
     assert "not sent to p3@example.org" in text and "(sent to p2@example.org)" in text
     assert sorted(OutgoingEmail.objects.filter(kind="invitation").values_list(
         "to", flat=True)) == ["p0@example.org", "p1@example.org", "p2@example.org"]
+
+
+@pytest.mark.parametrize(("rate", "words"), [("30/d", "30 per day"), ("60/h", "60 per hour"),
+                                             ("5/10m", "5 per 10 minutes"), ("1/1d", "1 per day")])
+def test_a_limit_is_told_in_words(settings, rate, words):
+    from games.limits import per_period
+
+    limit(settings, "invitation", rate)
+    assert per_period("invitation") == words

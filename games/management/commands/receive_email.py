@@ -6,6 +6,12 @@ for example with Postfix (`recipient_delimiter = +`, and in master.cf):
     lowenherz unix - n n - - pipe flags=q user=lowenherz
       argv=/srv/lowenherz/.venv/bin/python /srv/lowenherz/manage.py receive_email
       --sender ${sender} --recipient ${original_recipient}
+      --client-address ${client_address}
+
+`--client-address` is the address of the server that handed the email to the mail server
+(Postfix's ${client_address}, which no sender can write): the origin that counts emails
+that are not a player's own for the "inbound" limit. Without it, all of those count as
+one origin, "pipe" (a player's own replies count by their account either way).
 
 Exit status 0: the email was handled (accepted, refused, or ignored as an automatic
 reply; a refusal is answered only to a seat's registered address); 75 (EX_TEMPFAIL):
@@ -46,12 +52,16 @@ class Command(BaseCommand):
                             help="an envelope recipient (the server's ${recipient}); repeatable")
         parser.add_argument("--sender", default=None,
                             help="the envelope sender (empty or MAILER-DAEMON for a bounce)")
+        parser.add_argument("--client-address", default="",
+                            help="the address of the server the email came from (Postfix's "
+                                 "${client_address})")
 
     def handle(self, *args: Any, **options: Any) -> None:
         raw = read_bounded(options.get("stdin") or sys.stdin.buffer)
         try:
-            result = inbound.handle_message(raw, envelope_to=options["recipient"] or None,
-                                            envelope_from=options["sender"])
+            result = inbound.handle_message(
+                raw, envelope_to=options["recipient"] or None, envelope_from=options["sender"],
+                origin=inbound.origin_of("pipe", options["client_address"]))
         except Exception as error:
             # Whatever went wrong, a retry may succeed; a lost move would not be noticed.
             if options.get("traceback"):

@@ -7,6 +7,11 @@ firewall's port 25). It accepts only recipients of the form `play+TOKEN@REPLY_DO
 (550 for any other: it relays nothing) and hands each email to
 `games.mail.inbound.handle_message`, as the pipe command and the webhook do; an error there
 answers 451, so the sending server tries again later. Runs until Ctrl-C or SIGTERM.
+
+An email's origin (for the "inbound" limit of emails that are not a player's own) is the
+address of the server that connected: behind a relaying mail server, that server's, which
+all such emails then share (a player's own replies count by their account, whatever
+their origin).
 """
 
 from __future__ import annotations
@@ -48,18 +53,27 @@ class ReplyHandler:
         try:
             # The ORM is synchronous: a worker thread, not the event loop.
             result = await asyncio.to_thread(deliver, raw, list(envelope.rcpt_tos),
-                                             envelope.mail_from or "")
+                                             envelope.mail_from or "", _peer(session))
         except Exception:
             logger.exception("an email could not be handled; the sender will try again")
             return "451 4.3.0 temporary failure, try again later"
         return f"250 2.0.0 {result.verdict}"
 
 
-def deliver(raw: bytes, rcpt_tos: list[str], mail_from: str) -> inbound.InboundResult:
+def _peer(session: Session) -> str:
+    """The connecting server's address. aiosmtpd types `peer` as a string; it holds the
+    socket's peer name, (host, port, ...) over TCP."""
+    peer: object = session.peer
+    return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer or "")
+
+
+def deliver(raw: bytes, rcpt_tos: list[str], mail_from: str,
+            peer: str = "") -> inbound.InboundResult:
     """handle_message with database connections checked as around a web request."""
     close_old_connections()
     try:
-        return inbound.handle_message(raw, envelope_to=rcpt_tos, envelope_from=mail_from)
+        return inbound.handle_message(raw, envelope_to=rcpt_tos, envelope_from=mail_from,
+                                      origin=inbound.origin_of("smtp", peer))
     finally:
         close_old_connections()
 
