@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 
 from engine.errors import IllegalMove
+from engine.moves import POLITICS_CARDS, TakeCard
+from engine.notation import parse_move
 from engine.view import view
 from tests.engine_helpers import Play, game
 
@@ -56,8 +60,13 @@ def test_rules_5_4_with_both_piles_empty_the_crown_does_nothing():
 
 
 def test_rules_5_4_a_card_not_in_the_pile_cannot_be_taken():
+    """The card is named as the notation reads it, so the refusal is the engine's check
+    (RULES 5.4: a card "of the pile"), not the parser's."""
     play, s, _, _ = crowned()
-    missing = "treasure 8" if "treasure 8" not in play.state.piles[0] else "parchment 9"
+    missing = next(c for c in POLITICS_CARDS if c not in play.state.piles[0])
+    assert parse_move(f"take {missing}") == TakeCard(missing)
     play(s, "pile 1")
-    with pytest.raises((IllegalMove, ValueError)):
+    before = copy.deepcopy(play.state)
+    with pytest.raises(IllegalMove, match=f"pile 1 holds no '{missing}' card"):
         play(s, f"take {missing}")
+    assert play.state == before

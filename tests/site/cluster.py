@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+import psycopg
 import redis
 from django.conf import settings
 from django.db import connection
 from kombu import pools
+from psycopg import sql
 
 from lowenherz_site.celery import app as celery_app
 from tests.site.conftest import ROOT, database_url, unavailable
@@ -101,6 +103,12 @@ class RedisServer:
 
     def flush(self) -> None:
         self.client().flushall()
+
+    def pause(self, on: bool = True) -> None:
+        """SIGSTOP (or SIGCONT): it keeps its connections and answers nothing meanwhile,
+        so that a client's next command waits, as on a hung broker."""
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGSTOP if on else signal.SIGCONT)
 
 
 @dataclass
@@ -270,6 +278,38 @@ def publishing_to(url: str) -> Iterator[None]:
     finally:
         reset()
         conf.broker_url, conf.task_default_queue, conf.broker_transport_options = before
+
+
+def connected(prefix: str) -> list[str]:
+    """The application names of the database connections of the processes named so."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT application_name FROM pg_stat_activity WHERE datname = "
+                       "current_database() AND application_name LIKE %s", [prefix + "%"])
+        return [row[0] for row in cursor.fetchall()]
+
+
+@contextlib.contextmanager
+def database_refusing_connections() -> Iterator[None]:
+    """The test database takes no new connection (ALLOW_CONNECTIONS false, set from the
+    maintenance database: a database cannot refuse its own session), as when PostgreSQL
+    is down for a process that connects now; the cluster's processes' connections are
+    cut. The test process keeps its own."""
+    name = connection.settings_dict["NAME"]
+
+    def allow(on: bool) -> None:
+        url = database_url(settings.DATABASES["default"])
+        with psycopg.connect(url, dbname="postgres", autocommit=True) as maintenance:
+            maintenance.execute(
+                sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS {}").format(
+                    sql.Identifier(name), sql.SQL("true" if on else "false")))
+
+    allow(False)
+    try:
+        terminate_connections("lowenherz-")
+        yield
+    finally:
+        allow(True)
 
 
 def lock_waiters(prefix: str = "lowenherz-") -> list[str]:

@@ -8,16 +8,21 @@ and checks that afterwards every ready phase resolved once, every computer moved
 every email went out once.
 
 - a. a worker SIGKILLed while its resolve waits for the game's row lock;
-- b. Redis stopped while people submit; Redis flushed with tasks queued;
+- b. Redis stopped while people submit (from threads of their own, as concurrent web
+  requests); Redis flushed with tasks queued;
 - c. the workers' database connections terminated under load;
 - d. two beats at once;
-- e. a worker killed while an SMTP server holds its email.
+- e. a worker killed while an SMTP server holds its email;
+- f. /healthz while the database or Redis is down;
+- g. a web process (gunicorn) SIGKILLed in the middle of a request;
+- h. the beat SIGKILLed and started again.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import os
 import re
 import smtplib
@@ -36,6 +41,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import Count
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -50,6 +56,8 @@ from tests.site.cluster import (
     FAST,
     Cluster,
     RedisServer,
+    connected,
+    database_refusing_connections,
     lock_waiters,
     publishing_to,
     terminate_connections,
@@ -264,24 +272,45 @@ def test_a_worker_killed_in_the_middle_of_a_resolve_resolves_it_once(
 # --- b. Redis stopped while people submit ----------------------------------------------------
 
 
+def submit_by_web_thread(person: User, games: list[Game], numbers: dict[int, int],
+                         start: threading.Barrier, answers: dict) -> None:
+    """One person's moves in every game, posted from a thread of its own with its own
+    database connection, as a web server's request threads run beside each other."""
+    client = Client()
+    client.force_login(person)
+    start.wait()
+    try:
+        for game in games:
+            seat = Seat.objects.get(game=game, user=person)
+            response = client.post(reverse("submit", args=[game.pk]),
+                                   {"move": legal_move(game, seat),
+                                    "phase": str(numbers[game.pk])}, follow=True)
+            answers[(person.username, game.pk)] = (response.status_code,
+                                                   response.content.decode())
+    finally:
+        connection.close()
+
+
 def test_redis_stopped_while_people_submit_loses_no_move(cluster, alice, bob, charlie,
-                                                         mailbox, client):
+                                                         mailbox):
     games = [people_game(alice, bob, charlie, f"Down {n}") for n in range(3)]
     cluster.worker("worker-1"), cluster.worker("worker-2"), cluster.beat("beat")
     wait_until(lambda: all(fresh(g).notified_phase == g.phase_number for g in games),
                "the games are told")
     cluster.redis.stop()
-    numbers = {}
-    for person in (alice, bob, charlie):
-        client.force_login(person)
-        for game in games:
-            numbers[game.pk] = fresh(game).phase_number
-            seat = Seat.objects.get(game=game, user=person)
-            response = client.post(reverse("submit", args=[game.pk]),
-                                   {"move": legal_move(game, seat),
-                                    "phase": str(numbers[game.pk])}, follow=True)
-            assert response.status_code == 200
-            assert "Your submission:" in response.content.decode()  # accepted
+    numbers = {g.pk: fresh(g).phase_number for g in games}
+    people, answers = (alice, bob, charlie), {}
+    start = threading.Barrier(len(people))
+    threads = [threading.Thread(target=submit_by_web_thread,
+                                args=(person, games, numbers, start, answers))
+               for person in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(answers) == len(people) * len(games)
+    for (name, pk), (status, page) in answers.items():  # each accepted, none an error page
+        assert status == 200 and "Your submission:" in page, (name, pk, status)
     assert all(fresh(g).phase_number == numbers[g.pk] for g in games)  # nothing ran
     time.sleep(2)
     cluster.redis.start()  # empty: whatever was queued before is lost too
@@ -401,6 +430,146 @@ def test_a_worker_killed_while_sending_an_email_sends_it_once(cluster, alice, bo
     assert_every_email_once(cluster, mailbox)
 
 
+
+# --- f. /healthz while the database or Redis is down -------------------------------------------
+
+
+def health(url: str) -> tuple[int, dict]:
+    answer = requests.get(f"{url}/healthz", timeout=30)
+    return answer.status_code, answer.json()
+
+
+UP = {"database": "ok", "broker": "ok"}
+
+
+def test_healthz_answers_503_while_the_database_or_redis_is_down(cluster):
+    """README (operations): 200 when both answer, else 503 naming the one down; and 200
+    again once it is back, from the same web process."""
+    _, url = cluster.web("web")
+    assert health(url) == (200, UP)
+    cluster.redis.stop()
+    assert health(url) == (503, {"database": "ok", "broker": "down"})
+    cluster.redis.start()
+    assert health(url) == (200, UP)
+    with database_refusing_connections():
+        assert health(url) == (503, {"database": "down", "broker": "ok"})
+    assert health(url) == (200, UP)
+
+
+# --- g. a web process killed in the middle of a request ----------------------------------------
+
+
+def post_in_thread(session: requests.Session, url: str, game: Game, number: int,
+                   text: str) -> tuple[threading.Thread, dict]:
+    """The move posted by a browser that waits for the answer; what it got, or the error."""
+    got: dict = {}
+
+    def post() -> None:
+        try:
+            got["answer"] = move_by_web(session, url, game, number, text)
+        except requests.RequestException as error:
+            got["error"] = error
+
+    thread = threading.Thread(target=post)
+    thread.start()
+    return thread, got
+
+
+@pytest.mark.parametrize("when", ["waiting for the game's row lock",
+                                  "after its commit, queuing the resolve"])
+def test_a_web_process_killed_mid_request_stores_the_move_whole_or_not_at_all(
+        cluster, alice, bob, charlie, when):
+    """The last move of a phase, posted to gunicorn, which is SIGKILLed (master and
+    workers) in the middle of the request: before the move's transaction committed (the
+    database drops it whole) or after (it is stored, and the resolve its request could
+    not queue is owed in the game's row, so the recovery pass queues it). Either way the
+    phase resolves once, and a restarted web serves the person, who may move again."""
+    game = people_game(alice, bob, charlie, "Web killed")
+    cluster.worker("worker-1"), cluster.beat("beat")
+    web, url = cluster.web("web")
+    session = web_session(url, alice)
+    for seat in Seat.objects.filter(game=game).exclude(user=alice):  # alice moves last
+        services.submit(game.pk, seat.pk, parse_move(legal_move(game, seat)))
+    seat = Seat.objects.get(game=game, user=alice)
+    number, text = fresh(game).phase_number, legal_move(game, seat)
+    before = fresh(game).state
+    if when.startswith("waiting"):
+        with row_locked(game):
+            thread, got = post_in_thread(session, url, game, number, text)
+            wait_until(lambda: "lowenherz-web" in lock_waiters(),
+                       "the request waits for the game's row lock")
+            web.kill()
+            thread.join()
+        # The request's transaction ends with its connection: nothing of it is kept.
+        wait_until(lambda: not connected("lowenherz-web"), "its connection is gone")
+        assert not PendingSubmission.objects.filter(seat=seat).exists()
+        assert fresh(game).phase_number == number and fresh(game).state == before
+    else:
+        cluster.redis.pause()  # the request's queuing of the resolve hangs
+        try:
+            thread, got = post_in_thread(session, url, game, number, text)
+            wait_until(lambda: PendingSubmission.objects.filter(seat=seat).exists(),
+                       "the move is committed")
+            web.kill()
+            thread.join()
+        finally:
+            cluster.redis.pause(False)
+        stored = PendingSubmission.objects.get(seat=seat)
+        assert (stored.phase_number, stored.text) == (number, text)
+        assert fresh(game).work_due_since is not None  # owed, for the recovery pass
+    assert "error" in got, got  # the browser got no answer: the process died mid-request
+    web, url = cluster.web("web-again")  # restarted (healthz answered 200)
+    session = web_session(url, alice)
+    if when.startswith("waiting"):
+        assert move_by_web(session, url, game, number, text)[0]  # the person moves again
+    wait_until(lambda: fresh(game).phase_number > number, "the phase is resolved", timeout=60)
+    assert_resolved_once(game, number)
+    assert session.get(f"{url}/games/{game.pk}/", timeout=30).status_code == 200
+
+
+# --- h. a beat killed and started again ---------------------------------------------------------
+
+
+def sweeps_run(cluster: Cluster) -> int:
+    """How many of the beat's sweeps the workers have run."""
+    done = re.compile(r"Task games\.tasks\.sweep\[[^]]*\] succeeded")
+    return sum(len(done.findall(p.log())) for p in cluster.processes
+               if p.name.startswith("worker"))
+
+
+def test_a_killed_beat_started_again_sweeps_on_and_does_nothing_twice(
+        cluster, alice, bob, charlie, mailbox):
+    """The beat SIGKILLed (its schedule file left as the kill found it) and started again
+    on the same file: the deadline that passed and the reminders that came due while it
+    was dead are acted on, each once, however many sweeps follow."""
+    defaulted = people_game(alice, bob, charlie, "Deadline passed while dead")
+    reminded = people_game(alice, bob, charlie, "Reminder due while dead")
+    for game in (defaulted, reminded):
+        Game.objects.filter(pk=game.pk).update(notified_phase=game.phase_number,
+                                               work_due_since=None)
+    cluster.worker("worker-1")
+    beat = cluster.beat("beat")
+    wait_until(lambda: sweeps_run(cluster) >= 1, "a sweep runs")
+    beat.kill()
+    Game.objects.filter(pk=defaulted.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+    Game.objects.filter(pk=reminded.pk).update(  # the 2-hour reminder, due in two seconds
+        deadline=timezone.now() + timedelta(hours=2, seconds=2))
+    notify.arm_reminders(timezone.now(), fresh(reminded))
+    number = defaulted.phase_number
+    cluster.beat("beat")  # the same schedule file
+    wait_until(lambda: fresh(defaulted).phase_number > number
+               and OutgoingEmail.objects.filter(game=reminded, kind="reminder").count() >= 3,
+               "the deadline passes and the reminders go", timeout=60)
+    ran = sweeps_run(cluster)
+    wait_until(lambda: sweeps_run(cluster) >= ran + 3, "three more sweeps run", timeout=60)
+    assert Event.objects.filter(game=defaulted, kind="deadline_missed").count() == 1
+    assert dict(Seat.objects.filter(game=defaulted).values_list("colour", "missed_deadlines")) \
+        == {"red": 1, "ochre": 1, "lilac": 1}
+    assert OutgoingEmail.objects.filter(game=reminded, kind="reminder").count() == 3
+    assert fresh(defaulted).phase_number == number + 1
+    assert_each_phase_once(defaulted)
+    assert_every_email_once(cluster, mailbox)
+
 # --- the soak: many games, people by web and by email, a worker killed, Redis restarted ----
 
 # The CI runs a short soak; a longer one: SOAK_SECONDS=600 SOAK_GAMES=200 (README).
@@ -441,8 +610,9 @@ def nearly_finished(person: User, seed: int) -> Game:
 class Soak:
     """What the soak's people did and what the monitor saw."""
 
-    accepted: list[tuple[int, int, str, str]] = field(default_factory=list)  # game, phase,
-    refused: list[str] = field(default_factory=list)                          # colour, how
+    # (game, phase, colour, how, move text); a refusal also says why (the web's answer)
+    accepted: list[tuple[int, int, str, str, str]] = field(default_factory=list)
+    refused: list[tuple[int, int, str, str, str, str]] = field(default_factory=list)
     stalls: dict[int, float] = field(default_factory=dict)  # longest wait per game, s
 
 
@@ -458,13 +628,15 @@ def web_session(base: str, user: User) -> requests.Session:
 
 
 def move_by_web(session: requests.Session, base: str, game: Game, number: int,
-                text: str) -> bool:
-    """The game page's text form, made for phase `number` (the form says which)."""
+                text: str) -> tuple[bool, str]:
+    """The game page's text form, made for phase `number` (the form says which); whether
+    it was accepted, and the page's answer."""
     answer = session.post(f"{base}/games/{game.pk}/submit/", timeout=10, data={
         "move": text, "phase": str(number),
         "csrfmiddlewaretoken": session.cookies["csrftoken"]})
     assert answer.status_code == 200, answer.status_code
-    return "Your submission:" in answer.text or "Done:" in answer.text
+    page = html.unescape(answer.text)
+    return "Your submission:" in page or "Done:" in page, page
 
 
 def move_by_email(port: int, user: User, reply_to: str, text: str) -> bool:
@@ -490,6 +662,39 @@ def awaited_people(games: list[Game]) -> list[tuple[Game, Seat]]:
             colour__in=game.waiting, is_computer=False, standin=False).select_related("user")
             if seat.pk not in submitted]
     return found
+
+
+def kept_or_refused_for_its_phase(game_id: int, number: int, colour: str, text: str) -> bool:
+    """An accepted move is in the record of its phase (ending an alliance, for no phase:
+    of the phase it came in or a later one), or still stored for it, or dropped with a
+    "refused" event naming that move: while its phase lasted (an ended alliance changed
+    the state, RULES 7.1: the event is of that phase) or when it was resolved (the event
+    is stored with the phase that follows). A refusal of another phase excuses nothing."""
+    phases = {"phase_number__gte" if text.startswith("break alliance") else "phase_number":
+              number}
+    return (RecordEntry.objects.filter(game_id=game_id, colour=colour, text=text,
+                                       **phases).exists()
+            or PendingSubmission.objects.filter(game_id=game_id, phase_number=number,
+                                                seat__colour=colour, text=text).exists()
+            or Event.objects.filter(game_id=game_id, kind="refused", to_colour=colour,
+                                    data__move=text,
+                                    phase_number__in=(number, number + 1)).exists())
+
+
+def refused_for_its_phase(game_id: int, number: int, colour: str, how: str,
+                          page: str) -> bool:
+    """A legal move is refused only as of a phase gone by: the web says the game moved on
+    from the very phase its form was made for; an email's reply address was for a phase
+    the game has left (its answer says no more than "refused"). Or the state changed
+    within the phase: an alliance ended (RULES 7.1, at any time) may make it illegal."""
+    if Event.objects.filter(game_id=game_id, phase_number=number,
+                            kind="alliance_broken").exists():
+        return True
+    if how == "web":
+        return re.search(rf"This form was for phase {number}\b[^;]*; the game has moved on",
+                         page) is not None
+    game = Game.objects.get(pk=game_id)
+    return game.phase_number > number or game.is_finished
 
 
 def watch(games: list[Game], soak: Soak, stop: threading.Event) -> None:
@@ -562,12 +767,16 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
                     if ask is None:
                         continue  # not asked yet
                     how, ok = "email", move_by_email(smtpd_port, seat.user, ask.reply_to, text)
+                    page = ""
                 else:
                     base = webs[turn % 2]
                     how = "web"
-                    ok = move_by_web(sessions[(seat.user_id, base)], base, game, number, text)
-                target = soak.accepted if ok else soak.refused
-                target.append((game.pk, number, seat.colour, how) if ok else f"{game.pk}: {text}")
+                    ok, page = move_by_web(sessions[(seat.user_id, base)], base, game, number,
+                                           text)
+                if ok:
+                    soak.accepted.append((game.pk, number, seat.colour, how, text))
+                else:
+                    soak.refused.append((game.pk, number, seat.colour, how, text, page))
             time.sleep(0.1)
         # What is in flight lands, and the games that were nearly over end.
         wait_until(lambda: all(fresh(g).is_finished for g in games[:2]),
@@ -579,12 +788,10 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
 
     # One worker is SIGKILLed mid-task: one send may be cut after the server's "250".
     assert_every_email_once(cluster, mailbox, killed_sends=1)  # and everything stops
-    lost = [a for a in soak.accepted if not RecordEntry.objects.filter(
-        game_id=a[0], phase_number=a[1], colour=a[2]).exists()
-        and not PendingSubmission.objects.filter(game_id=a[0], phase_number=a[1],
-                                                 seat__colour=a[2]).exists()
-        and not Event.objects.filter(game_id=a[0], kind="refused", to_colour=a[2]).exists()]
+    lost = [a for a in soak.accepted if not kept_or_refused_for_its_phase(*a[:3], a[4])]
     assert not lost, f"accepted submissions lost: {lost}"
+    unexcused = [r[:5] for r in soak.refused if not refused_for_its_phase(*r[:4], r[5])]
+    assert not unexcused, f"legal moves refused, not for their phase: {unexcused}"
     for game in games:
         assert_each_phase_once(game)
         game = fresh(game)

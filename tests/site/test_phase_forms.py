@@ -20,6 +20,8 @@ from engine.notation import parse_move
 from engine.position import alliance_key
 from games import services
 from games.models import Game, PendingSubmission, Seat, Snapshot
+from games.play_forms import DecisionForm, MoveTextForm
+from games.views.play import KEPT, KEPT_VALUES
 from tests.site.test_game_page import fresh, plant, play_phases, state_of
 
 
@@ -195,4 +197,42 @@ def test_a_refused_form_keeps_its_ticks(client, game, bob):
         box = re.search(rf'<input type="checkbox"[^>]*name="cards" value="{card}"[^>]*>',
                         response.content.decode())
         assert box is not None and ("checked" in box[0]) == (card in wrong)
+    assert not PendingSubmission.objects.exists()
+
+
+def test_typed_text_that_says_no_phase_is_refused_as_from_an_old_page(client, game, alice):
+    """The text field's form says its phase like every other: typed text without it (an
+    old page, or a hand-made POST) is not taken as for the current phase."""
+    before = snapshot(game)
+    typed = "decide " + ", ".join(cards_for(game, "red"))
+    page = submit(client, alice, game, {"form": "move", "move": typed})
+    assert ("This form came from an older page that does not say which phase it was for; "
+            f"the game has moved on to phase {fresh(game).phase_number} (decisions, turn 1): "
+            "nothing was applied.") in page
+    assert snapshot(game) == before
+
+
+def test_a_refused_form_s_kept_input_is_bounded_like_the_form(client, game, alice):
+    """A POST may hold anything; what the session keeps of a refused one for the next
+    page is no more than the form takes: no value longer than its longest field (the
+    text move), no more values than a field has boxes to tick."""
+    longest = MoveTextForm.base_fields["move"].max_length
+    assert longest is not None
+    boxes = len(DecisionForm.base_fields["cards"].choices)  # type: ignore[attr-defined]
+    assert boxes <= KEPT_VALUES  # every box a person can tick is kept
+    number = str(fresh(game).phase_number)
+    client.force_login(alice)
+    for data in ({"form": "decide", "phase": number, "cards": ["1"] * 400},
+                 {"form": "move", "phase": number, "move": "walls F7/F8 " * 10_000},
+                 {"form": "walls", "phase": number, "walls": "F7/F8 " * 10_000,
+                  "treasure": ["8"] * 400}):
+        response = client.post(reverse("submit", args=[game.pk]), data)
+        assert response.status_code == 302
+        kept = client.session[KEPT]["data"]
+        assert kept["form"] == [data["form"]]
+        for name, values in kept.items():
+            assert values and len(values) <= KEPT_VALUES, (name, len(values))
+            assert all(len(value) <= longest for value in values), (name, len(values[0]))
+        shown = client.get(reverse("game", args=[game.pk]))  # drawn once, from what was kept
+        assert shown.status_code == 200 and KEPT not in client.session
     assert not PendingSubmission.objects.exists()
