@@ -280,6 +280,7 @@ class Dumped:
     """What the database held when the dump was taken."""
 
     running: Game  # alice's and bob's moves stored (secret), charlie's awaited
+    complete: Game  # every move stored; its resolve had not run
     finished: list[Game]
     records: dict[int, dict]  # each finished game's record, as the archive gives it
     states: dict[int, str]  # the "your move" emails' states, by id
@@ -300,20 +301,27 @@ def a_site_to_dump(alice: User, bob: User, charlie: User) -> Dumped:
         waiting = people_game(alice, bob, charlie, "Waiting")
         for game in (running, waiting):  # their "your move" emails
             notify.phase_changed(game.pk, game.phase_number)
+        complete = people_game(alice, bob, charlie, "Complete")
         finished = [finished_game(make_user(f"watcher{seed}"), seed) for seed in (1, 2)]
-        for seat in running.seats.exclude(user=charlie):
-            services.submit(running.pk, seat.pk, parse_move(legal_move(running, seat)))
+        for game, seats in ((running, running.seats.exclude(user=charlie)),
+                            (complete, complete.seats.all())):  # resolves: not queued
+            for seat in seats:
+                services.submit(game.pk, seat.pk, parse_move(legal_move(game, seat)))
     assert all(g.is_finished for g in finished)
     asks = OutgoingEmail.objects.filter(kind="your_turn").order_by("user__username")
     states = outbox_at_the_dump(list(asks.filter(game=running)), list(asks.filter(game=waiting)))
-    return Dumped(Game.objects.get(pk=running.pk), finished,
+    return Dumped(Game.objects.get(pk=running.pk), Game.objects.get(pk=complete.pk), finished,
                   {g.pk: game_record(g) for g in finished}, states)
 
 
-def assert_the_running_game_resumes(dumped: Dumped, smtpd_port: int, charlie: User,
-                                    later: ReplyToken) -> None:
-    game, number = dumped.running, dumped.running.phase_number
+def assert_the_running_games_resume(dumped: Dumped, smtpd_port: int, charlie: User,
+                                     later: ReplyToken) -> None:
     on = Game.objects.using(RESTORED)
+    complete, number = dumped.complete, dumped.complete.phase_number
+    wait_until(lambda: on.get(pk=complete.pk).phase_number > number,
+               "the recovery pass has the complete phase resolved", timeout=HANG_SECONDS)
+    assert on.get(pk=complete.pk).record.filter(phase_number=number).count() == 3
+    game, number = dumped.running, dumped.running.phase_number
     assert on.get(pk=game.pk).pending.filter(phase_number=number).count() == 2
     # A reply address the restored site never issued: refused, and nobody answered.
     unknown = f"play+{later.token}@{settings.REPLY_DOMAIN}"
@@ -360,6 +368,6 @@ def test_a_restored_dump_resumes_its_games_and_sends_no_email_twice(
                                           phase_number=dumped.running.phase_number)
         with django_alias(RESTORED, url.rsplit("/", 1)[1]), \
                 deployment(tmp_path, url) as (cluster, mailbox, smtpd_port):
-            assert_the_running_game_resumes(dumped, smtpd_port, charlie, later)
+            assert_the_running_games_resume(dumped, smtpd_port, charlie, later)
             assert_the_finished_games_replay(dumped, tmp_path)
             assert_no_email_sent_twice(dumped, cluster, mailbox)
