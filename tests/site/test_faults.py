@@ -416,7 +416,7 @@ SOAK_GAMES = int(os.environ.get("SOAK_GAMES", "50"))
 # work fell due (or was last queued again). Passes that may end meanwhile without
 # touching it: one a beat starting within the grace, one begun earlier on each of the two
 # workers, and the pass that queues it again; the monitor, sampling, sees the change up
-# to a pass late. (On a loaded 2-core machine: at most 3; with the grace tripled, 7.)
+# to a pass late. (On a 2-core machine at load 5 to 14: 3 or 4; with the grace tripled, 7.)
 MISSED_PASSES = math.ceil(GRACE / INTERVAL) + 2 + 1 + 1
 
 
