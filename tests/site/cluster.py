@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import socket
@@ -44,6 +45,13 @@ FAST = {
     "TASK_TIME_LIMIT_SECONDS": "10",
     "EMAIL_TIMEOUT": "5",
 }
+
+
+# What a worker logs when a sweep (games.tasks.sweep: one recovery pass) has run.
+SWEEP_DONE = re.compile(rb"Task games\.tasks\.sweep\[[0-9a-f-]+\] succeeded")
+# A hang guard for waits counted in passes: no promise is in seconds, but a cluster that
+# stops sweeping altogether must still fail the test, not hang it.
+HANG_SECONDS = 180
 
 
 def wait_until(condition: Callable[[], T], what: str, timeout: float = 60,
@@ -121,6 +129,19 @@ class Process:
     env: dict[str, str]
     log_path: Path
     process: subprocess.Popen | None = None
+    read: int = 0  # bytes of the log counted by `passes` (whole lines)
+    swept: int = 0  # sweeps it ran in them
+
+    def passes(self) -> int:
+        """The recovery passes this worker has run so far (its log, read on from where
+        the last call stopped)."""
+        with self.log_path.open("rb") as log:
+            log.seek(self.read)
+            new = log.read()
+        whole = new[:new.rfind(b"\n") + 1]
+        self.read += len(whole)
+        self.swept += len(SWEEP_DONE.findall(whole))
+        return self.swept
 
     def start(self) -> Process:
         with self.log_path.open("ab") as log:
@@ -161,12 +182,22 @@ class Process:
         os.killpg(self.pid, signal.SIGSTOP if on else signal.SIGCONT)
 
     def stop(self) -> None:
+        self.terminate()
+        self.wait()
+
+    def terminate(self) -> None:
+        """A warm shutdown begins: SIGTERM to the main process only, so that the pool
+        finishes its task."""
         if self.process is None or self.process.poll() is not None:
             return
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal.SIGCONT)  # a paused one must hear SIGTERM
-            # To the main process only: a warm shutdown lets the pool finish its task.
             os.kill(self.pid, signal.SIGTERM)
+
+    def wait(self) -> None:
+        """Until it has stopped; killed after 30 seconds."""
+        if self.process is None:
+            return
         try:
             self.process.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -181,10 +212,11 @@ class Cluster:
     workdir: Path
     extra_env: dict[str, str] = field(default_factory=dict)
     processes: list[Process] = field(default_factory=list)
+    database: str = ""  # its DATABASE_URL; by default the test database
 
     def env(self, name: str) -> dict[str, str]:
         return {**os.environ, **FAST, **self.extra_env,
-                "DATABASE_URL": database_url(settings.DATABASES["default"]),
+                "DATABASE_URL": self.database or database_url(settings.DATABASES["default"]),
                 "REDIS_URL": self.redis.url, "PYTHONPATH": str(ROOT),
                 "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
                 "LOWENHERZ_VAR": str(self.workdir / "var"), "PGAPPNAME": f"lowenherz-{name}"}
@@ -230,9 +262,25 @@ class Cluster:
         wait_until(lambda: _connects(port), f"{name} listens", timeout=60)
         return process, port
 
+    def passes(self) -> int:
+        """The recovery passes the workers have run so far (each sweep is one:
+        games.tasks.sweep_once). The fault tests count what the recovery pass promises in
+        passes, not seconds: on a busy machine the passes slow down with everything else."""
+        return sum(p.passes() for p in self.processes
+                   if p.args[:len(CELERY) + 1] == [*CELERY, "worker"])
+
+    def wait_passes(self, passes: int, what: str) -> None:
+        """Until the workers have run `passes` more recovery passes."""
+        until = self.passes() + passes
+        wait_until(lambda: self.passes() >= until, f"{passes} more passes ({what})",
+                   timeout=HANG_SECONDS, every=0.2)
+
     def stop(self) -> None:
+        """Every process at once (each finishing its task), not one after another."""
         for process in self.processes:
-            process.stop()
+            process.terminate()
+        for process in self.processes:
+            process.wait()
 
     def logs(self) -> str:
         return "\n".join(f"--- {p.name} ---\n{p.log()[-6000:]}" for p in self.processes)
