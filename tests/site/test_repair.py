@@ -33,6 +33,7 @@ from engine.serialize import move_to_json
 from games import deadlines, recovery, services
 from games.models import Game, OutgoingEmail, PendingSubmission, Seat
 from lowenherz_site.celery import app as celery_app
+from lowenherz_site.settings import env_admins
 from tests.site import test_recovery
 from tests.site.conftest import (
     forget_queue,
@@ -314,6 +315,7 @@ def test_retry_all_queues_every_paused_game(game, alice, bob, charlie, queued,
 def test_a_retry_after_the_cause_is_mended_resolves_the_game(celery_worker, game):
     number = pause_for_repair(game)
     mend(game)  # the operator's fix, in the database
+    assert services.resolve(game.pk, number) is False  # not before it is retried
     assert "retried; its resolve is queued" in repair_games("--retry", str(game.pk))
     wait_until(lambda: fresh(game).phase_number == number + 1, "the worker resolves it")
     game = fresh(game)
@@ -378,6 +380,7 @@ def test_a_broken_game_is_paused_and_the_others_go_on(worker_with_operators, ali
     worker.wait_until_idle()
     broken = fresh(broken)
     assert (broken.resolve_failures, broken.phase_number) == (ATTEMPTS, number)
+    assert broken.work_due_since is None  # no pass looks at it again
     log = worker.log()
     assert log.count(f"game {broken.pk}: the moves of phase {number} failed to apply "
                      "(attempt") == ATTEMPTS - 1
@@ -399,3 +402,14 @@ def test_a_recovery_pass_queues_nothing_for_a_paused_game(game, recover):
     assert recover(timezone.now() + recovery.grace() + timedelta(seconds=1)) == []
     assert fresh(game).work_due_since is None
 
+
+
+def test_admins_come_from_the_environment_and_a_bad_one_is_refused(monkeypatch):
+    monkeypatch.setenv("ADMINS", "Ops Person <ops@example.org>, night@example.org")
+    assert env_admins("ADMINS") == [("Ops Person", "ops@example.org"),
+                                    ("", "night@example.org")]
+    monkeypatch.setenv("ADMINS", "ops at example.org")
+    with pytest.raises(ValueError, match="ADMINS must be email addresses"):
+        env_admins("ADMINS")
+    monkeypatch.delenv("ADMINS")
+    assert env_admins("ADMINS") == []
