@@ -25,6 +25,7 @@ from django.core.management import CommandError, call_command
 from django.db import OperationalError, transaction
 from django.urls import reverse
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from engine.ai import RandomPlayer
 from engine.moves import Bid
@@ -34,7 +35,7 @@ from games import deadlines, recovery, services
 from games.models import Game, OutgoingEmail, PendingSubmission, Seat
 from lowenherz_site.celery import app as celery_app
 from lowenherz_site.settings import env_admins
-from tests.site import test_recovery
+from tests.site import test_browser_live, test_recovery
 from tests.site.conftest import (
     forget_queue,
     launch_worker,
@@ -43,11 +44,13 @@ from tests.site.conftest import (
     three_player_game,
     worker_env,
 )
+from tests.site.test_browser_live import WAIT, not_reloaded
 from tests.site.test_live import as_user, game_live
 from tests.site.test_outbox import SMTPServer
 from tests.site.test_recovery import later, told
 
 queued, recover = test_recovery.queued, test_recovery.recover  # the recovery tests' fixtures
+open_as = test_browser_live.open_as  # a logged-in Chromium page (the live pages' tests)
 
 ATTEMPTS = 3
 OPS = "ops@example.org"
@@ -243,9 +246,14 @@ def test_a_paused_game_refuses_new_moves_with_a_sentence(game, alice):
 
 def test_the_page_json_and_live_poll_show_the_pause(game, alice):
     client = as_user(alice)
-    before = game_live(client, game).json()["game"]["version"]
-    pause_for_repair(game)
-    assert game_live(client, game).json()["game"]["version"] != before  # the page reloads
+    number = store_moves(told(game))
+    for _ in range(ATTEMPTS - 1):
+        assert services.resolve(game.pk, number) is False
+    before = game_live(client, game)
+    assert services.resolve(game.pk, number) is False  # the attempt that pauses it
+    after = game_live(client, game, before["ETag"])
+    assert after.status_code == 200  # not a 304: the open page fetches itself again
+    assert after.json()["game"]["version"] != before.json()["game"]["version"]
     page = client.get(reverse("game", args=[game.pk])).content.decode()
     assert 'id="repair"' in page and "Paused for repair." in page
     assert 'id="play"' not in page  # no form for a move it would refuse
@@ -413,3 +421,19 @@ def test_admins_come_from_the_environment_and_a_bad_one_is_refused(monkeypatch):
         env_admins("ADMINS")
     monkeypatch.delenv("ADMINS")
     assert env_admins("ADMINS") == []
+
+
+def test_an_open_page_shows_the_pause_without_a_reload(open_as, game, settings):
+    """Chromium, polling every second (games/static/games/live.js)."""
+    settings.LIVE_POLL_SECONDS = 1
+    page = open_as("alice", f"/games/{game.pk}/")
+    expect(page.locator("#play")).to_be_visible()
+    expect(page.locator("#repair")).to_have_count(0)
+    number = store_moves(told(game))
+    for _ in range(ATTEMPTS - 1):
+        assert services.resolve(game.pk, number) is False
+    expect(page.locator('#waiting [title="has submitted"]')).to_have_count(3, timeout=WAIT)
+    assert services.resolve(game.pk, number) is False  # the attempt that pauses it
+    expect(page.locator("#repair")).to_contain_text("Paused for repair", timeout=WAIT)
+    expect(page.locator("#play")).to_have_count(0)
+    assert not_reloaded(page)
