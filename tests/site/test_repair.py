@@ -32,6 +32,7 @@ from engine.moves import Bid
 from engine.notation import format_move
 from engine.serialize import move_to_json
 from games import deadlines, recovery, services
+from games.mail.inbound import Verdict, handle_message
 from games.models import Game, OutgoingEmail, PendingSubmission, Seat
 from lowenherz_site.celery import app as celery_app
 from lowenherz_site.settings import env_admins
@@ -45,6 +46,7 @@ from tests.site.conftest import (
     worker_env,
 )
 from tests.site.test_browser_live import WAIT, not_reloaded
+from tests.site.test_inbound import address_of, email
 from tests.site.test_live import as_user, game_live
 from tests.site.test_outbox import SMTPServer
 from tests.site.test_recovery import later, told
@@ -241,6 +243,17 @@ def test_a_paused_game_refuses_new_moves_with_a_sentence(game, alice):
                                    {"move": format_move(move), "phase": str(number)},
                                    follow=True)
     assert "Not accepted: this game is paused for repair" in response.content.decode()
+    assert pending_rows(game) == stored
+
+
+def test_a_move_by_email_to_a_paused_game_is_answered_with_the_sentence(game, alice):
+    pause_for_repair(game)
+    stored = pending_rows(game)
+    result = handle_message(email("decide 1, 3", to=address_of(fresh(game), "red"),
+                                  sender=alice.email))
+    assert result.verdict == Verdict.REFUSED
+    answer = OutgoingEmail.objects.get(user=alice, kind="move_refused")
+    assert "this game is paused for repair" in answer.text
     assert pending_rows(game) == stored
 
 
