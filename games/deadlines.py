@@ -196,16 +196,21 @@ def _away_until(seat: Seat) -> datetime:
 # --- deadlines -----------------------------------------------------------------------------
 
 
+# A game paused for repair (games.services.note_broken) is frozen as it broke: no default
+# moves are stored for it (services would refuse them) until an operator retries it.
+DEADLINE_DUE = {"status": Game.Status.RUNNING, "paused": False,
+                "needs_repair_since__isnull": True}
+
+
 def pass_deadlines(now: datetime) -> None:
-    due = Game.objects.filter(status=Game.Status.RUNNING, paused=False, deadline__lte=now)
+    due = Game.objects.filter(**DEADLINE_DUE, deadline__lte=now)
     each(due.values_list("pk", flat=True), _pass_deadline, now)
 
 
 def _pass_deadline(game_id: int, now: datetime) -> None:
     """RULES 9: the missing get the engine's default; services dispatches the resolve."""
     with transaction.atomic():
-        game = _locked(Game.objects.filter(pk=game_id, status=Game.Status.RUNNING,
-                                           paused=False, deadline__lte=now))
+        game = _locked(Game.objects.filter(pk=game_id, **DEADLINE_DUE, deadline__lte=now))
         if game is None:
             return
         awaited = list(game.seats.filter(colour__in=game.waiting))

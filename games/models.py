@@ -100,6 +100,13 @@ class Game(models.Model):
     # The root every email of the game refers to (In-Reply-To, References): one thread in
     # the players' mail clients.
     mail_thread = models.CharField(max_length=40, default=new_thread_id)
+    # A phase whose stored moves the engine fails to apply (games.services.note_broken):
+    # the attempts that failed in a row (reset when a phase resolves), the last error, and
+    # since when the game is paused for repair, after RESOLVE_MAX_ATTEMPTS of them; the
+    # operators list and retry such games (manage.py repair_games).
+    resolve_failures = models.PositiveSmallIntegerField(default=0)
+    resolve_error = models.TextField(blank=True)
+    needs_repair_since = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -115,6 +122,10 @@ class Game(models.Model):
             # games paused for an absence, without reading the others.
             models.Index(fields=["id"], name="game_paused",
                          condition=Q(status="running", paused=True)),
+            # manage.py repair_games: the games whose moves failed to apply, without
+            # reading the others.
+            models.Index(fields=["id"], name="game_resolve_failed",
+                         condition=Q(resolve_failures__gt=0)),
         ]
 
     def __str__(self) -> str:
@@ -134,6 +145,12 @@ class Game(models.Model):
         self.state = state_to_json(state)
         self.__dict__["engine_state"] = state  # the cached_property, now this state
         self.phase_kind, self.waiting, self.turn = state.phase.kind, state.waiting, state.turn
+
+    @property
+    def needs_repair(self) -> bool:
+        """Paused for repair: its stored moves failed to apply too often (nothing is
+        resolved or played until an operator retries it)."""
+        return self.needs_repair_since is not None
 
     @property
     def is_finished(self) -> bool:

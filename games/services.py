@@ -12,12 +12,15 @@ tasks that call it.
 
 from __future__ import annotations
 
+import logging
+import traceback
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 from typing import Any, Literal, TypedDict
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
@@ -37,6 +40,8 @@ from games.models import Event as EventRow
 from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot
 from games.words import phase_label, phase_moved_on
 
+logger = logging.getLogger(__name__)
+
 MAX_DEADLINE_HOURS = 720
 
 # Sent after the commit that makes them true, with the ids as keyword arguments.
@@ -47,10 +52,25 @@ computer_awaited = Signal()  # game_id, phase_number, seat_id: a computer's move
 # now. A deadline was set or moved (or who it reminds changed, games.deadlines): the
 # reminders before it are armed then (games.mail.notify), never by scanning every game.
 deadline_set = Signal()
+# Sent inside the transaction that marks the game, under its row lock: game. Its stored
+# moves failed to apply RESOLVE_MAX_ATTEMPTS times; the mail wing queues the email that
+# tells the site's operators in the same commit (games.mail.compose).
+repair_needed = Signal()
 
 
 class GameError(ValueError):
     """Something a person asked for that cannot be done; the message says why."""
+
+
+class MovesBroke(Exception):
+    """The engine raised while applying a phase's stored moves: not a refusal (that is
+    `IllegalMove`, told to its player) but a bug, or a stored move it cannot apply. The
+    engine's exception is the `__cause__`."""
+
+
+PAUSED_FOR_REPAIR = ("this game is paused for repair: applying its moves failed, and the "
+                     "site's operators have been told; moves are taken again once it is "
+                     "repaired")
 
 
 class PhaseGone(GameError):
@@ -249,6 +269,8 @@ def submit_move(game_id: int, seat_id: int, move: Submission,
                 raise gone
         if game.status != Game.Status.RUNNING:
             raise GameError("this game is not running")
+        if game.needs_repair:  # frozen as it broke, for its operators to look at
+            raise GameError(PAUSED_FOR_REPAIR)
         state = game.engine_state
         if isinstance(move, EndAlliance):  # RULES 7.1: at any time, applied at once
             new, log = engine.submit(state, seat.colour, move)
@@ -343,7 +365,7 @@ def owed(game: Game, submitted: Collection[str] | None = None) -> Owed:
     colours with a submission stored for the current phase, if the caller read them
     under the lock (`with_submitted`)."""
     notify = game.notified_phase < game.phase_number
-    if game.status != Game.Status.RUNNING:
+    if game.status != Game.Status.RUNNING or game.needs_repair:
         return Owed(game.pk, game.phase_number, notify=notify)
     state = game.engine_state
     submitted = _submitted(game) if submitted is None else set(submitted)
@@ -391,16 +413,27 @@ def _dispatch_resolve(game_id: int, phase_number: int) -> None:
 
 def resolve(game_id: int, phase_number: int) -> bool:
     """Apply the phase's pending submissions; exactly once: a second run, or a run for a
-    phase already resolved, finds the phase number moved on and does nothing."""
+    phase already resolved, finds the phase number moved on and does nothing. If the
+    engine raises while applying them, nothing is applied and the attempt is counted
+    (`note_broken`)."""
+    try:
+        return _resolve(game_id, phase_number)
+    except MovesBroke as broke:
+        note_broken(game_id, phase_number, broke)
+        return False
+
+
+def _resolve(game_id: int, phase_number: int) -> bool:
     with transaction.atomic():
         game, rows = _locked_for_resolving(game_id)
-        if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
+        if game.phase_number != phase_number or game.status != Game.Status.RUNNING \
+                or game.needs_repair:
             return False
         state = game.engine_state
         pending = _pending(game)
         if not _is_ready(game, state, {p.seat.colour for p in pending}):
             return False
-        state, log, records = _apply_pending(state, pending)
+        state, log, records = _applied(state, pending)
         if not records:
             return False
         _store(game, state, log, records, rows=rows)
@@ -443,6 +476,20 @@ def _refused(item: PendingSubmission, exc: IllegalMove, turn: int) -> Refused:
             "turn": turn}
 
 
+def _applied(state: engine.GameState, pending: list[PendingSubmission]
+             ) -> tuple[engine.GameState, SiteLog, list[tuple[str, Submission]]]:
+    """`_apply_pending`, whose failure is `MovesBroke`. Only this is counted as a broken
+    move: it reads no database and no broker (the rows are read before it), so what it
+    raises comes from decoding and applying the moves, never from a connection that a
+    retry would mend (those reach the task's autoretry instead)."""
+    try:
+        return _apply_pending(state, pending)
+    except MemoryError:
+        raise  # the worker's trouble, not the game's
+    except Exception as exc:
+        raise MovesBroke(f"{type(exc).__name__}: {exc}") from exc
+
+
 def _apply_pending(state: engine.GameState, pending: list[PendingSubmission]
                    ) -> tuple[engine.GameState, SiteLog, list[tuple[str, Submission]]]:
     """Sealed phases in seat order; others in the order submitted. Every submission was
@@ -470,6 +517,72 @@ def _apply_pending(state: engine.GameState, pending: list[PendingSubmission]
         log.extend(events)
         records.append((colour, move))
     return state, log, records
+
+
+# --- moves that fail to apply: counted, then the game is paused for repair -----------------
+
+ERROR_CHARS = 8000  # of the traceback kept in the game's row: its end, where the cause is
+
+
+def note_broken(game_id: int, phase_number: int, broke: MovesBroke) -> None:
+    """Count an attempt whose stored moves failed to apply (its transaction was rolled
+    back), in the game's row: neither a worker's restart nor a task queued again forgets
+    it. The recovery pass tries again after its grace (`keep_due`); the attempt that
+    makes RESOLVE_MAX_ATTEMPTS pauses the game for repair: nothing is resolved, played
+    or queued for it any more (`owed`), its players see why, and its operators are told
+    (an error in the log, and `repair_needed`: an email)."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None or game.phase_number != phase_number \
+                or game.status != Game.Status.RUNNING or game.needs_repair:
+            return  # it moved on meanwhile, or is marked already
+        game.resolve_failures += 1
+        game.resolve_error = error_text(broke)
+        marked = game.resolve_failures >= settings.RESOLVE_MAX_ATTEMPTS
+        if marked:
+            game.needs_repair_since = timezone.now()
+        keep_due(game, saving=("resolve_failures", "resolve_error", "needs_repair_since"))
+        if marked:
+            repair_needed.send(sender=Game, game=game)
+    _log_broken(game, broke, marked)
+
+
+def _log_broken(game: Game, broke: MovesBroke, marked: bool) -> None:
+    cause = broke.__cause__ or broke
+    exc_info = (type(cause), cause, cause.__traceback__)
+    if marked:
+        logger.error("game %s (%s) needs repair: the moves of phase %s failed to apply %s "
+                     "times; it is paused until an operator retries it (manage.py "
+                     "repair_games)", game.pk, game.name, game.phase_number,
+                     game.resolve_failures, exc_info=exc_info)
+    else:
+        logger.warning("game %s: the moves of phase %s failed to apply (attempt %s of %s); "
+                       "the recovery pass tries again", game.pk, game.phase_number,
+                       game.resolve_failures, settings.RESOLVE_MAX_ATTEMPTS, exc_info=exc_info)
+
+
+def error_text(broke: MovesBroke) -> str:
+    """The engine's traceback, for the operators (never shown to players: it may quote a
+    secret move)."""
+    cause = broke.__cause__ or broke
+    return "".join(traceback.format_exception(cause))[-ERROR_CHARS:]
+
+
+def retry_repair(game_id: int) -> Owed:
+    """An operator's retry of a game paused for repair (its cause mended, or to try
+    again): the mark and its count cleared, and what it is owed queued after the commit
+    (the resolve, if its moves are all in). GameError if it is not paused for repair."""
+    with transaction.atomic():
+        game = Game.objects.select_for_update().filter(pk=game_id).first()
+        if game is None:
+            raise GameError(f"there is no game {game_id}")
+        if not game.needs_repair:
+            raise GameError(f"game {game_id} ({game.name}) is not paused for repair")
+        game.needs_repair_since, game.resolve_failures, game.resolve_error = None, 0, ""
+        work = keep_due(game, saving=("resolve_failures", "resolve_error", "needs_repair_since"))
+        announce(work)
+    logger.warning("game %s (%s): retried by an operator after a repair", game.pk, game.name)
+    return work
 
 
 @dataclass
@@ -523,6 +636,7 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
         game.deadline = None
     if new_phase:  # its emails are owed now, at least (games.recovery)
         game.work_due_since = timezone.now()
+        game.resolve_failures, game.resolve_error = 0, ""  # what failed before, mended
     _add_events(game, log, rows)
     if new_phase:
         rows.add([Snapshot(game=game, phase_number=game.phase_number, turn=state.turn,
@@ -613,9 +727,18 @@ def play_computers(game_id: int, phase_number: int,
     each next phase that awaits computers only, up to `phases` phases. The phase's
     people still to move find the computers' moves stored, as if each had been
     submitted. How many phases were resolved."""
+    try:
+        return _play_computers(game_id, phase_number, phases)
+    except MovesBroke as broke:  # the stretch is rolled back; the attempt counted
+        note_broken(game_id, phase_number, broke)
+        return 0
+
+
+def _play_computers(game_id: int, phase_number: int, phases: int) -> int:
     with transaction.atomic():
         game, rows = _locked_for_resolving(game_id)
-        if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
+        if game.phase_number != phase_number or game.status != Game.Status.RUNNING \
+                or game.needs_repair:
             return 0  # a redelivered or recovered task: the game moved on
         resolved = 0
         while game.status == Game.Status.RUNNING and resolved < phases \
@@ -651,7 +774,7 @@ def _computers_play(game: Game, rows: Rows, fresh: bool) -> bool:
     if not _is_ready(game, state, {p.seat.colour for p in [*pending, *computers]}):
         PendingSubmission.objects.bulk_create(computers)
         return False
-    state, log, records = _apply_pending(state, [*pending, *computers])
+    state, log, records = _applied(state, [*pending, *computers])
     if not records:
         return False
     _store(game, state, log, records, announce=False, rows=rows, stored=bool(pending),
@@ -706,4 +829,4 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     return True
 
 
-__all__ = ["GameError", "IllegalMove", "Outcome", "Owed", "PhaseGone"]
+__all__ = ["GameError", "IllegalMove", "MovesBroke", "Outcome", "Owed", "PhaseGone"]

@@ -58,6 +58,20 @@ def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
 
+def env_admins(name: str) -> list[tuple[str, str]]:
+    """A list of "Name <address>" or bare addresses, comma-separated, as Django's ADMINS
+    (name, address); refuses an entry that is not an address."""
+    from email.utils import getaddresses
+
+    raw = os.environ.get(name, "")
+    admins = [(person, address) for person, address in getaddresses([raw]) if person or address]
+    bad = [address or person for person, address in admins if "@" not in address]
+    if bad:
+        raise ValueError(f"{name} must be email addresses, comma-separated "
+                         f"(e.g. Ops <ops@example.org>), not {bad[0]!r}")
+    return admins
+
+
 # DEBUG is off unless the environment turns it on (`python3 dev.py run` does): a server
 # started without it shows no debug pages and refuses to run on the development secrets.
 DEBUG = env_bool("DEBUG", False)
@@ -267,6 +281,12 @@ TASK_TIME_LIMIT_SECONDS = env_int("TASK_TIME_LIMIT_SECONDS", 120)
 # a task the database says is owed may be in flight before it is queued again.
 RECOVERY_INTERVAL_SECONDS = env_int("RECOVERY_INTERVAL_SECONDS", 60)
 RECOVERY_GRACE_SECONDS = env_int("RECOVERY_GRACE_SECONDS", 30)
+# A phase whose stored moves the engine fails to apply is tried this many times (the
+# recovery pass tries again after each grace); then the game is paused for repair, its
+# operators are told (ADMINS), and `manage.py repair_games` lists and retries it.
+RESOLVE_MAX_ATTEMPTS = env_int("RESOLVE_MAX_ATTEMPTS", 3)
+if RESOLVE_MAX_ATTEMPTS < 1:
+    raise ValueError(f"RESOLVE_MAX_ATTEMPTS must be 1 or more, not {RESOLVE_MAX_ATTEMPTS}")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # A message a worker took and never acknowledged (it died) goes back to the queue
@@ -347,6 +367,10 @@ else:
         "EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Löwenherz <lowenherz@localhost>")
+# The site's operators: told by email when a game needs repair (and, as Django does with
+# DEBUG off, of a server error). "Name <address>, address, ...".
+ADMINS = env_admins("ADMINS")
+SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 # Moves by email: replies go to play+TOKEN@REPLY_DOMAIN.
 REPLY_DOMAIN = os.environ.get("REPLY_DOMAIN", "localhost")
 REPLY_LOCAL_PART = os.environ.get("REPLY_LOCAL_PART", "play")

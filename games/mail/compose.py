@@ -9,6 +9,7 @@ itself, so an email cannot hold another player's secrets.
 
 from __future__ import annotations
 
+import logging
 import re
 import zoneinfo
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ from engine.game import is_simultaneous
 from engine.notation import format_move
 from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
-from games import chat, deadlines, limits, signals
+from games import chat, deadlines, limits, services, signals
 from games.mail import outbox, tokens
 from games.mail.replies import REPLY_MARKER
 from games.mail.textboard import board_text
@@ -47,6 +48,7 @@ from games.words import (
     plural,
 )
 
+log = logging.getLogger(__name__)
 Names = dict[str, str]
 
 TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by itself
@@ -756,3 +758,34 @@ def _replace_unsent_extensions(seat: Seat, game: Game) -> list[OutgoingEmail]:
                 last_error="replaced by the email of a later extension"):
             replaced.append(email)
     return replaced
+
+
+# --- a game paused for repair: the site's operators are told ------------------------------------
+#
+# `games.services.note_broken` announces it under the game's row lock, in the transaction
+# that marks the game: the emails are rows of the same commit, sent by the outbox like
+# every other (retried while the SMTP server is down, never twice). One to each of ADMINS,
+# with the error (for operators only: it may quote a player's secret move) and the command
+# that retries the game; none if ADMINS is empty (the error in the log still says it).
+
+REPAIR = "repair_needed"
+
+
+@receiver(services.repair_needed, dispatch_uid="games.mail.compose.repair_needed")
+def _on_repair_needed(sender: Any, game: Game, **kwargs: Any) -> None:
+    repair_needed(game)
+
+
+def repair_needed(game: Game) -> list[OutgoingEmail]:
+    """Tell each of the site's operators that the game is paused for repair. Returns the
+    emails queued."""
+    if not settings.ADMINS:
+        log.warning("game %s needs repair; no ADMINS are set to email about it", game.pk)
+        return []
+    context = {"game": game, "game_url": settings.SITE_URL + reverse("game", args=[game.pk]),
+               "since": game.needs_repair_since, "attempts": game.resolve_failures,
+               "error": game.resolve_error,
+               "error_line": (game.resolve_error.strip().splitlines() or [""])[-1]}
+    queued = [_send(REPAIR, None, {**context, "name": name}, to=address, game=game)
+              for name, address in settings.ADMINS]
+    return [email for email in queued if email is not None]

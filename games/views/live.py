@@ -41,7 +41,7 @@ from games.views.lobby import (
 # What the game page shows changes with these columns of the game's row, and with the
 # subqueries annotated below: seats (joined, left, a computer standing in or conceded),
 # submissions of this phase (who has submitted), the events and messages I may read.
-GAME_COLUMNS = ("status", "phase_number", "turn", "deadline", "paused")
+GAME_COLUMNS = ("status", "phase_number", "turn", "deadline", "paused", "needs_repair_since")
 
 
 def digest(parts: object) -> str:

@@ -129,7 +129,7 @@ def _forms(game: Game, seat: Seat | None, v: View, kept: MultiValueDict | None =
     """The forms for what the engine asks of me, the text fallback, ending an alliance;
     each made for the current phase. The one a refused submission came from is bound to
     what was typed and ticked in it (`kept`), so that it can be corrected."""
-    if seat is None or game.status != Game.Status.RUNNING:
+    if seat is None or game.status != Game.Status.RUNNING or game.needs_repair:
         return {"forms": [], "text_form": None, "end_alliance": None}
     action, number = reverse("submit", args=[game.pk]), game.phase_number
     again = form_from_post(v, kept, action, number) if kept else None
@@ -194,6 +194,10 @@ def game_json(request: HttpRequest, game_id: int) -> JsonResponse:
         "game": {"id": game.pk, "name": game.name, "status": game.status,
                  "phase_number": game.phase_number, "turn": game.turn,
                  "deadline": game.deadline.isoformat() if game.deadline else None,
+                 # Paused for repair (its moves failed to apply): when, never the error.
+                 "paused_for_repair": game.needs_repair,
+                 "repair_since": game.needs_repair_since.isoformat()
+                 if game.needs_repair_since else None,
                  "seats": [{"colour": s.colour, "name": s.display_name,
                             "computer": s.is_computer} for s in game.seats.all()]},
         "viewer": shown.colour,
