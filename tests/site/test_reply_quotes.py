@@ -538,3 +538,20 @@ def test_a_reply_is_read_beside_the_emails_sent_with_its_address(alice, bob, cha
     OutgoingEmail.objects.filter(pk=ask.pk).update(text="", html="")  # housekeeping
     assert (ask.text, ask.html) not in outbox.sent_with(ask.reply_to, seat.user_id,
                                                         game.pk, 4)
+
+
+def test_a_message_ending_in_a_colon_above_a_quote_is_sent_not_taken_for_an_attribution(
+        our_emails):
+    sent = next(s for s in our_emails if s.name == "your_turn/decision")
+    message = "say Let us meet on the hills at turn 3:"
+    got = read([message, "", *(f"> {line}" for line in sent.text.split("\n"))], sent)
+    assert got.said == (replies.Said("", "Let us meet on the hills at turn 3:"),)
+
+
+def test_the_lines_looked_at_as_wrapped_parts_of_a_quote_are_bounded(our_emails):
+    sent = next(s for s in our_emails if s.name == "your_turn/decision")
+    intro = next(line for line in sent.text.split("\n") if line.startswith("Reply to"))
+    head, _, tail = intro.rpartition(" quoted")
+    lines = [f"> {head}", f"quoted{tail}"] * (replies.CONTINUATIONS + 50)
+    marked = replies._quote_continuations(lines, sent.originals)
+    assert sum(line.startswith(">quoted") for line in marked) == replies.CONTINUATIONS
