@@ -329,19 +329,29 @@ def check_phase(game: Game, name: str) -> None:
     lines = row.text.split("\n")
     first = next(n for n, line in enumerate(lines) if line.startswith("Reply to"))
     before = snapshot(game)
-    for cut in (first, first + 1, 0):  # the cut, the example itself, all of it
-        for style in ("bare", "indented", "quoted, wrapped without >"):
-            result = handle_message(reply_email(seat, row.reply_to,
-                                                [*GREETING, *quoted(lines[cut:], style)]))
-            assert result.verdict == Verdict.REFUSED, (name, cut, style, result)
-            assert result.reason.startswith("No command was found"), (name, cut, style,
-                                                                      result.reason)
-            assert "Reply to this email" not in result.reason  # nothing of ours echoed
-            assert snapshot(game) == before, (name, cut, style)
+    # Every cut from what is asked down to the board (where the examples are: the
+    # matrix above tries every line of every email, without the way in) ...
+    asked, board = lines.index(next(x for x in lines if x.startswith("WHAT IS ASKED"))), \
+        lines.index("THE BOARD")
+    cases = [(cut, "bare") for cut in range(asked, board) if lines[cut].strip()]
+    # ... and the cut, the example itself, all of it, in two more styles
+    cases += [(cut, style) for cut in (first, first + 1, 0)
+              for style in ("indented", "quoted, wrapped without >")]
+    for cut, style in cases:
+        result = handle_message(reply_email(seat, row.reply_to,
+                                            [*GREETING, *quoted(lines[cut:], style)]))
+        assert result.verdict == Verdict.REFUSED, (name, cut, style, result)
+        assert result.reason.startswith("No command was found"), (name, cut, style,
+                                                                  result.reason)
+        assert "Reply to this email" not in result.reason  # nothing of ours echoed
+        assert snapshot(game) == before, (name, cut, style)
     example = compose.examples(present(game, seat).view)[0]
     result = handle_message(reply_email(seat, row.reply_to,
                                         [example, *quoted(lines[first:], "bare")]))
-    assert result.accepted == (example,) or example in result.reason, (name, result)
+    # Read as the move: applied, or refused by the rules for itself (the placement
+    # example is always 'place C3 D3', which the board may not allow).
+    assert result.accepted == (example,) or result.reason.startswith(
+        f"Not accepted: '{example}'"), (name, result)
     if result.verdict == Verdict.ACCEPTED and is_simultaneous(fresh(game).engine_state):
         assert PendingSubmission.objects.filter(seat=seat).exists()
 
