@@ -6,7 +6,9 @@ still to trim, so a run costs what it trims, not what the tables hold.
 - The bodies (text and HTML) of emails that left, or were told in another email, more
   than EMAIL_BODY_DAYS ago: about 7 KB an email, a few MB a game. The row stays: the
   outbox's ledger (who was told which phase: games.mail.notify) and its history read
-  the kind, person, phase, status, summary and times, never an old body.
+  the kind, person, phase, status, summary and times, never an old body. (A reply is
+  read beside the bodies sent with its address, to cut a quote of them: games.mail.
+  replies; a reply that old is for a phase long gone, and has the other defences.)
 - Magic links expired more than a day ago: a link can only be refused by then, and the
   page still says it expired (its signature carries its age: games.mail.views).
 """
@@ -25,7 +27,7 @@ from games.models import MagicLink, OutgoingEmail
 logger = logging.getLogger(__name__)
 BATCH = 2000  # rows of each kind per run
 Status = OutgoingEmail.Status
-# Emails whose body is never read again: sent, sent in a digest, or told in another.
+# Emails whose body is not needed once old: sent, sent in a digest, or told in another.
 DONE = (Status.SENT, Status.DIGESTED, Status.FOLDED)
 BODY_KEPT = Q(status__in=DONE) & ~Q(text="")  # the partial index `email_body_kept`
 LINKS_KEPT = timedelta(days=1)  # past expiry: a click on the link shows "expired" either way

@@ -30,7 +30,7 @@ from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
 from games import chat, deadlines, limits, services, signals
 from games.mail import outbox, tokens
-from games.mail.replies import REPLY_MARKER
+from games.mail.replies import REPLY_MARKER, SIGNATURE
 from games.mail.textboard import board_text
 from games.models import Event, Game, MessageEmails, OutgoingEmail, Seat
 from games.presenter import EventLine, Presentation, present
@@ -68,7 +68,6 @@ CELLS_SHOWN = 30
 OWED_NEWS = frozenset({"results", "message_owed"})  # held, never sent as stored (_never_sent)
 PHASE_HEADER = "X-Lowenherz-Phase"  # "<game id>/<phase number>": notify's duplicate check
 GAME_HEADER = "X-Lowenherz-Game"
-SIGNATURE = "\n-- \n"  # the footer's delimiter (mail clients and the reply parser know it)
 
 
 # --- one function per kind --------------------------------------------------------------------

@@ -53,7 +53,7 @@ from django.utils import timezone
 from engine.errors import IllegalMove
 from engine.moves import EndAlliance
 from games import chat, limits, services
-from games.mail import compose, out_of_office, replies, tokens
+from games.mail import compose, out_of_office, outbox, replies, tokens
 from games.models import Game, ReplyToken, Seat
 
 logger = logging.getLogger(__name__)
@@ -115,7 +115,7 @@ def handle_message(raw: bytes, *, envelope_to: list[str] | None = None,
         return _unanswered(problem, sender, seat)
     if len(raw) > MAX_MESSAGE_BYTES:
         return _refuse(seat, TOO_LARGE)
-    text = _reply_text(raw)
+    text = _reply_text(raw, reply)
     if text is None:
         return _refuse(seat, UNREADABLE)
     read = replies.commands(text)
@@ -130,13 +130,17 @@ def handle_message(raw: bytes, *, envelope_to: list[str] | None = None,
     return _play(reply, read)
 
 
-def _reply_text(raw: bytes) -> str | None:
-    """The reply's new text, or None if the email cannot be read. The standard library's
-    email package raises a zoo of exceptions on malformed MIME (ValueError, LookupError,
-    AttributeError, HeaderParseError...); none of them is a reason for a 500 or a retry,
-    and nothing has changed yet, so any of them means "unreadable"."""
+def _reply_text(raw: bytes, reply: ReplyToken) -> str | None:
+    """The reply's new text, without a quote of the emails sent with its address; None
+    if the email cannot be read. The standard library's email package raises a zoo of
+    exceptions on malformed MIME (ValueError, LookupError, AttributeError,
+    HeaderParseError...); none of them is a reason for a 500 or a retry, and nothing has
+    changed yet, so any of them means "unreadable"."""
+    sent = outbox.sent_with(tokens.address_of(reply.token), reply.seat.user_id,
+                            reply.seat.game_id, replies.SENT_EMAILS)
     try:
-        return replies.reply_text(BytesParser(policy=policy.default).parsebytes(raw))
+        return replies.reply_text(BytesParser(policy=policy.default).parsebytes(raw),
+                                  replies.originals(sent))
     except Exception:
         logger.warning("inbound email: its body could not be read", exc_info=True)
         return None

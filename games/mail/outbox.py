@@ -43,7 +43,7 @@ from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import F, Q
+from django.db.models import F, Max, Q
 from django.dispatch import Signal
 from django.urls import reverse
 from django.utils import timezone
@@ -170,6 +170,28 @@ def standard_headers(kind: str, user: User | None) -> dict[str, str]:
         headers["List-Unsubscribe"] = f"<{unsubscribe_url(user)}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"  # RFC 8058
     return headers
+
+
+# --- what was sent with a reply address ----------------------------------------------------
+
+
+def sent_with(reply_to: str, user_id: int | None, game_id: int,
+              count: int) -> list[tuple[str, str]]:
+    """The bodies (text, HTML) of the emails to this person of this game that gave out
+    this reply address: the newest of each kind (a reply may quote the ask after many
+    refusals), then the newest others, `count` at most in all, newest first. A reply
+    quotes one of them (games.mail.replies tells the quote from the person's lines).
+    Bodies housekeeping has emptied are left out."""
+    rows = OutgoingEmail.objects.filter(user=user_id, game=game_id, reply_to=reply_to) \
+        .exclude(text="")
+    newest = set(rows.values("kind").annotate(newest=Max("pk")).values_list("newest",
+                                                                            flat=True))
+    chosen = sorted(newest, reverse=True)[:count]
+    chosen += list(rows.exclude(pk__in=chosen).order_by("-pk")
+                   .values_list("pk", flat=True)[:count - len(chosen)])
+    bodies = dict((pk, (text, html)) for pk, text, html in
+                  rows.filter(pk__in=chosen).values_list("pk", "text", "html"))
+    return [bodies[pk] for pk in sorted(bodies, reverse=True)]
 
 
 # --- queuing -------------------------------------------------------------------------------

@@ -20,11 +20,16 @@ belongs to the command above it. Every other line is prose: ignored, but reporte
 command line that does not parse makes the whole email wrong, so that nothing is applied
 from an email the player may have mistyped.
 
-Everything here is bounded before it is read (security issue 9): at most `MAX_LINES`
-lines of `MAX_LINE_CHARS` characters each, from at most `MAX_TEXT_CHARS` of text (a
-person's commands are at the top of a reply, or right under a short quote), and no
-regular expression meets a line it could take more than linear time on. `shown` cuts what
-an answer echoes of the email.
+The emails the site sent with the reply's address (`Original`, from the outbox) name
+every line the site wrote, its examples too: a quote of them is cut wherever it starts,
+however the client wrapped it, with or without ">" (`_sent_start`, `_continues`).
+
+Everything here is bounded before it is read (security issue 9): the quote is looked for
+in at most `MAX_READ_LINES` lines of `MAX_LINE_CHARS` characters each, from at most
+`MAX_READ_CHARS` of text (more than the largest email taken), and what is left once the
+quote is cut, the person's own text, is read as commands up to `MAX_LINES` lines and
+`MAX_TEXT_CHARS`. No regular expression meets a line it could take more than linear time
+on. `shown` cuts what an answer echoes of the email.
 """
 
 from __future__ import annotations
@@ -49,9 +54,13 @@ COMMAND_WORDS = frozenset({
 STEP_WORDS = frozenset({"knight", "knights", "expand"})  # the steps of one Swords action
 TREASURE = "treasure"
 
-MAX_TEXT_CHARS = 100_000  # of the decoded body; the rest is not read
-MAX_HTML_CHARS = 200_000  # of an HTML body (its tags take room too)
+MAX_TEXT_CHARS = 100_000  # of the person's own text, once the quote is cut
 MAX_LINES = 2_000
+# What is read at all, quote and all: the largest email taken (inbound.MAX_MESSAGE_BYTES)
+# decodes to fewer characters than this; a million short lines stop at MAX_READ_LINES.
+MAX_READ_CHARS = 1_048_576
+MAX_READ_LINES = 50_000
+MAX_HTML_CHARS = MAX_READ_CHARS  # of an HTML body (its tags take room too)
 MAX_LINE_CHARS = 1_000  # a longer line is no command (MAX_MOVE_CHARS), nor an attribution
 MAX_ATTRIBUTION_CHARS = 400  # "On <date>, <name> <address> wrote:" is far shorter
 MAX_HTML_DEPTH = 200  # open tags remembered; deeper ones are read as if not nested
@@ -62,32 +71,39 @@ ECHO_CHARS = 200
 # cut, so `commands` refuses the email rather than apply part of a move.
 CUT_LINE = "[Löwenherz: the rest of this email was not read]"
 TOO_LONG = (f"only the first {MAX_LINES} lines ({MAX_TEXT_CHARS // 1000},000 characters) of "
-            "an email are read: write your commands at the top, above the quoted email")
+            "what you write are read (the quoted email does not count): write your commands "
+            "at the top, above the quoted email")
 
 # --- the new text of a reply ------------------------------------------------------------------
 
 
-def reply_text(message: EmailMessage) -> str:
-    """The text the person wrote, without quotes and signature."""
-    return strip_quoted(_body_text(message))
+def reply_text(message: EmailMessage, sent: Sequence[Original] = ()) -> str:
+    """The text the person wrote, without quotes and signature; `sent`: the emails the
+    site sent with the reply's address (`originals`), which the reply may quote."""
+    return strip_quoted(_body_text(message), sent)
 
 
-def bounded(text: str) -> str:
-    """What is read of `text`: at most `MAX_TEXT_CHARS`, in at most `MAX_LINES` lines of
-    at most `MAX_LINE_CHARS`. A cut line ends in "…", which no command word or cell
-    ends in, so that it cannot become a shorter valid move; if lines are left out,
-    `CUT_LINE` takes their place."""
+def bounded(text: str, chars: int = MAX_TEXT_CHARS, count: int = MAX_LINES) -> str:
+    """What is read of `text`: at most `chars`, in at most `count` lines of at most
+    `MAX_LINE_CHARS`. A cut line ends in "…", which no command word or cell ends in, so
+    that it cannot become a shorter valid move; if lines are left out, `CUT_LINE` takes
+    their place."""
     was_cut = text.endswith(f"\n{CUT_LINE}")  # bounded already (callers may nest)
     if was_cut:
         text = text[: -len(CUT_LINE) - 1]
-    parts = text[:MAX_TEXT_CHARS].split("\n", MAX_LINES)
-    if len(text) > MAX_TEXT_CHARS and len(parts) <= MAX_LINES:
+    parts = text[:chars].split("\n", count)
+    if len(text) > chars and len(parts) <= count:
         parts[-1] = parts[-1].removesuffix("…") + "…"  # the last line, cut in the middle
     lines = [line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
-             for line in parts[:MAX_LINES]]
-    if was_cut or len(text) > MAX_TEXT_CHARS or len(parts) > MAX_LINES:
+             for line in parts[:count]]
+    if was_cut or len(text) > chars or len(parts) > count:
         lines.append(CUT_LINE)
     return "\n".join(lines)
+
+
+def read_bounded(text: str) -> str:
+    """What is read of a whole email, its quote included (`MAX_READ_CHARS`)."""
+    return bounded(text, MAX_READ_CHARS, MAX_READ_LINES)
 
 
 def _body_text(message: EmailMessage) -> str:
@@ -95,13 +111,13 @@ def _body_text(message: EmailMessage) -> str:
     if plain is not None:
         text = _unflow(_decoded(plain), plain)  # linear; the message is under 1 MB
         if text.strip():
-            return bounded(text)
+            return read_bounded(text)
     html = message.get_body(preferencelist=("html",))
     if html is None:
         return ""
     source = _decoded(html)
     cut = f"\n{CUT_LINE}" if len(source) > MAX_HTML_CHARS else ""
-    return bounded(html_text(source[:MAX_HTML_CHARS]) + cut)
+    return read_bounded(html_text(source[:MAX_HTML_CHARS]) + cut)
 
 
 def _decoded(part: MIMEPart) -> str:
@@ -148,6 +164,7 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 # The first line of every email that invites a reply (templates/emails/*-body.*). Clients
 # quote it, wrap it, turn it from HTML into text; what stays is its words.
 REPLY_MARKER = "## Reply above this line ##"
+SIGNATURE = "\n-- \n"  # the footer's delimiter (templates/emails/_footer.txt); clients know it
 _MARKER_WORDS = "replyabovethisline"
 # The examples of templates/emails/_talk.txt: never read as a player's message.
 TALK_EXAMPLES = ("say Shall we leave the hills to each other?",
@@ -271,6 +288,214 @@ def _original_start(lines: list[str]) -> int:
     return len(lines)
 
 
+# --- the emails the site sent with this reply address -----------------------------------------
+#
+# The static lines above know the site's wording, not what one email said: its examples
+# ("decide 1, 3"), the move it echoed, the board. The emails themselves are in the
+# outbox, so the reply's own address names them (games.mail.inbound). Their words, in
+# order, without spaces, punctuation and links, survive whatever a client does to a
+# quote (wraps it, indents it, drops its ">", makes text of its HTML), so a quote is the
+# reply's last lines matching the words of an email up to its end: wherever a person
+# cut its top, by any one line of it. Position tells a quoted example from the same
+# line typed: a typed line is above the quote, not in its unbroken run to the end.
+
+SENT_CHARS = 200_000  # of each body kept: the site's emails are about 7,000 characters
+SENT_EMAILS = 8  # the newest with one address: a reply quotes one of them
+MAX_OCCURRENCES = 50  # where a wrapped line's words are looked for in an email
+WRAPPED_LINES = 8  # the parts of one line of an email a client may wrap it into
+CONTINUATIONS = 2_000  # lines under a quoted line looked at as wrapped parts of it
+_LINK = re.compile(r"(?:https?://|mailto:|www\.)\S*", re.IGNORECASE)
+_NOT_WORD = re.compile(r"[\W_]+")
+
+
+@dataclass(frozen=True)
+class Original:
+    """One body (text or HTML) of an email the site sent: its `words` (`_words` of each
+    line, joined); the places in `words` where a line of it starts, and those where a
+    client may show an empty line (where the text has one; between any two blocks of
+    the HTML); and how many of the words at its end are the footer (a client may leave
+    a signature out of a quote)."""
+
+    words: str
+    line_starts: frozenset[int]
+    breaks: frozenset[int]
+    footer: int
+
+
+def originals(sent: Sequence[tuple[str, str]]) -> tuple[Original, ...]:
+    """The bodies (text, HTML) of the emails sent with a reply address, newest first, as
+    `Original`s: both, since a client may quote either."""
+    found: list[Original] = []
+    for text, html in sent[:SENT_EMAILS]:
+        text = text[:SENT_CHARS]
+        # The footer starts with its first line ("Löwenherz by email"), in both bodies.
+        _, delimiter, footer = text.rpartition(SIGNATURE)
+        first = _words(footer.split("\n", 1)[0]) if delimiter else ""
+        found.append(_original(text.split("\n"), first, html=False))
+        if html:
+            found.append(_original(html_text(html[:SENT_CHARS]).split("\n"), first, html=True))
+    return tuple(found)
+
+
+def _original(lines: list[str], footer_start: str, html: bool) -> Original:
+    words: list[str] = []
+    starts, breaks, size, empty = set(), {0}, 0, False
+    for line in lines:
+        key = _words(line[:MAX_LINE_CHARS])
+        if not key:
+            empty = empty or not line.strip()
+            continue
+        starts.add(size)
+        if empty or html:
+            breaks.add(size)
+        words.append(key)
+        size, empty = size + len(key), False
+    joined = "".join(words)
+    start = joined.rfind(footer_start) if footer_start else -1
+    return Original(joined, frozenset(starts), frozenset(breaks),
+                    len(joined) - start if start >= 0 else 0)
+
+
+def _words(line: str) -> str:
+    """A line's words alone, in lower case, without links: what a quote keeps of it."""
+    return _NOT_WORD.sub("", _LINK.sub(" ", line.lower()))
+
+
+def _sent_start(lines: list[str], sent: Sequence[Original]) -> int:
+    """Where a quote of an email in `sent` starts: the first of the reply's last unquoted
+    lines (below any ">" line) whose words run on, unbroken, to the email's end (its
+    footer may be left out; if what is read was cut, `CUT_LINE`, to anywhere in it),
+    from the start of one of its lines. Else the number of lines."""
+    cut = bool(lines) and lines[-1] == CUT_LINE
+    keyed: list[tuple[int, str]] = []
+    for at in range(len(lines) - (1 if cut else 0)):
+        if lines[at].lstrip().startswith(">"):
+            keyed = []  # a quote with ">" is cut already; a run starts below it
+        elif words := _words(lines[at]):
+            keyed.append((at, words))
+    if not keyed or not sent:
+        return len(lines)
+    run = _Run(lines, keyed)
+    first = min(run.first_quoted(original, cut) for original in sent)
+    if first == len(keyed):
+        return len(lines)
+    start = keyed[first][0]
+    while start and not _words(lines[start - 1]) and not lines[start - 1].lstrip().startswith(">"):
+        start -= 1  # a line of the email without words: its link, its "-- "
+    return start
+
+
+class _Run:
+    """The reply's last unquoted lines with words (`keyed`: line index, words), and
+    where each line's words start in all of theirs joined."""
+
+    def __init__(self, lines: list[str], keyed: list[tuple[int, str]]) -> None:
+        self.lines, self.keyed = lines, keyed
+        self.joined = "".join(words for _, words in keyed)
+        self.offsets = [0]
+        for _, words in keyed:
+            self.offsets.append(self.offsets[-1] + len(words))
+
+    def first_quoted(self, original: Original, anywhere: bool) -> int:
+        """The first line (an index into `keyed`) of a quote of `original`: the least
+        from which the words are the end of it (`anywhere`: in it), found by bisection,
+        since a line that runs on to its end makes every line below it do so too; then
+        moved down to the first line that starts one of the original's lines and is not
+        set apart by an empty line the original does not have there (a line typed
+        above a quote cut right under the same words, "pass" above "Or open the
+        game" after an example "pass", is the person's)."""
+        low, high = 0, len(self.keyed)  # the empty run, at the end, always is
+        while low < high:
+            middle = (low + high) // 2
+            if self._found(middle, original, anywhere) >= 0:
+                high = middle
+            else:
+                low = middle + 1
+        if low == len(self.keyed):
+            return low
+        place = self._found(low, original, anywhere)
+        low, place = self._to_line_start(low, place, original)
+        if low + 1 < len(self.keyed) and self._empty_line_after(low) \
+                and place + len(self.keyed[low][1]) not in original.breaks:
+            low, place = self._to_line_start(low + 1, place + len(self.keyed[low][1]),
+                                             original)
+        return low
+
+    def _to_line_start(self, index: int, place: int, original: Original) -> tuple[int, int]:
+        """The first line from `index` on (at `place` in the original) that starts one."""
+        while index < len(self.keyed) and place not in original.line_starts:
+            place += len(self.keyed[index][1])
+            index += 1
+        return index, place
+
+    def _found(self, first: int, original: Original, anywhere: bool) -> int:
+        """Where the words from line `first` on are in `original`, ending in its footer
+        or at its end (`anywhere`: anywhere); -1 if not. Searched in the end alone:
+        linear."""
+        text = original.words
+        if len(self.joined) - self.offsets[first] > len(text):
+            return -1  # before the copy: the run may be a whole long email
+        words = self.joined[self.offsets[first]:]
+        if anywhere:
+            return text.find(words)
+        return text.find(words, max(0, len(text) - original.footer - len(words)))
+
+    def _empty_line_after(self, index: int) -> bool:
+        after, before = self.keyed[index][0], self.keyed[index + 1][0]
+        return any(not self.lines[at].strip() for at in range(after + 1, before))
+
+
+def _continues(lines: list[str], at: int, sent: Sequence[Original]) -> bool:
+    """Whether unquoted `lines[at]` goes on a ">" line above it that a client wrapped
+    without adding ">": the words of the quoted lines above, from the start of a line
+    of an email in `sent` (up to `WRAPPED_LINES` of them), and its own follow each other
+    in that email, joined in the middle of one of its lines (a line the person wrote
+    under a quote starts after a whole one). A line of a link alone, under a quoted
+    line, is the rest of it (a link is never a command)."""
+    words = _words(lines[at])
+    if not words:
+        return True
+    before: list[str] = []
+    for above in range(at - 1, max(-1, at - 1 - WRAPPED_LINES), -1):
+        text = lines[above].lstrip()
+        if not text.startswith(">") or not (key := _words(text)):
+            break
+        before.insert(0, key)
+    return any(_joined_inside("".join(before[first:]), words, original)
+               for first in range(len(before)) for original in sent)
+
+
+def _joined_inside(head: str, words: str, original: Original) -> bool:
+    """`head` from the start of a line of `original`, and `words` right after it, not
+    at the start of a line."""
+    found = original.words.find(head + words)
+    for _ in range(MAX_OCCURRENCES):
+        if found < 0:
+            return False
+        if found in original.line_starts and found + len(head) not in original.line_starts:
+            return True
+        found = original.words.find(head + words, found + 1)
+    return False
+
+
+def _quote_continuations(lines: list[str], sent: Sequence[Original]) -> list[str]:
+    """The lines, with ">" before each one that goes on a quoted line (`_continues`);
+    of the lines under a quoted one, the first `CONTINUATIONS` are looked at (bounded
+    work; any later one is read as it stands)."""
+    marked = list(lines)
+    budget = CONTINUATIONS
+    for at in range(1, len(marked)):
+        line = marked[at]
+        if line.strip() and not line.lstrip().startswith(">") \
+                and marked[at - 1].lstrip().startswith(">"):
+            if not budget:
+                break
+            budget -= 1
+            if _continues(marked, at, sent):
+                marked[at] = ">" + line
+    return marked
+
+
 # --- what clients write above the original -------------------------------------------------
 
 # "On <date>, <name> <address> wrote:" in the languages players write in; each has one
@@ -298,16 +523,26 @@ _SEPARATOR = re.compile(
 # Signatures phones and mail apps add, in the languages above: the original may follow
 # at once, without a quote mark or an attribution.
 _MOBILE_SIGNATURE = re.compile(
-    r"(sent from my \S.*|sent (from|with|via) (outlook|yahoo|mail|aol|gmail|proton|samsung)\b.*"
+    r"(sent from my \S.*|sent (from|with|via) (outlook|yahoo|mail|aol|gmail|proton|samsung)\w*\b.*"
     r"|get outlook for \S.*"
-    r"|von meinem \S.* gesendet\.?|gesendet (von|mit|vom) \S.*|diese nachricht wurde .* gesendet\.?"
+    r"|von meine[mr]\S* \S.* gesendet\.?|gesendet (von|mit|vom) \S.*"
+    r"|diese nachricht wurde .* gesendet\.?"
     r"|envoy[ée] (de|depuis|à partir de) \S.*|télécharger outlook pour \S.*"
     r"|inviato (da|dal) \S.*|scarica outlook per \S.*"
     r"|enviad[oa] (desde|do|de|a partir d[eo]) \S.*|descargar outlook para \S.*"
     r"|obter o outlook para \S.*|baixe o outlook para \S.*"
     r"|(verzonden|verstuurd) (vanaf|met|vanuit) \S.*|outlook voor \S.* downloaden"
     r"|skickat från \S.*|hämta outlook för \S.*|sendt fra \S.*|hent outlook (for|til) \S.*"
-    r"|wysłane z \S.*|wysłano z \S.*|pobierz outlook dla \S.*)",
+    r"|wysłane z \S.*|wysłano z \S.*|pobierz outlook dla \S.*"
+    # Russian, Ukrainian, Czech, Slovak, Finnish, Romanian, Catalan, Greek, Hebrew, Turkish,
+    # Hungarian, Chinese, Japanese, Korean: phones' own wordings (bounded, each linear)
+    r"|отправлено (с|из|со) \S.*|надіслано (з|із) \S.*|odesláno z \S.*|odoslané z \S.*"
+    r"|lähetetty \S.*|trimis de pe \S.*|enviat (des de|des del|amb) \S.*"
+    r"|(στάλθηκε|εστάλη) από \S.*|נשלח מ\S.*"
+    r"|\S{1,30}(umdan|imden|ımdan|ümden) gönderildi\.?"
+    r"|(az )?(iphone|ipad|android|mobil|telefon|outlook)\S{0,12} küldve"
+    r"|(从|從)我的\s?\S{1,20}(发送|發送)|(发|發)自我的\s?\S{1,20}|\S{1,20}から送信"
+    r"|\S{1,20}에서 보냄)",
     re.IGNORECASE)
 # The header words of a quoted original ("From: … Sent: …"), Outlook's and webmail's, in
 # English, German, French, Italian, Dutch, Swedish, Danish/Norwegian, Spanish, Polish and
@@ -330,7 +565,7 @@ _HEADER_LINE = re.compile(
 _COLONS = (":", "：")
 
 
-def strip_quoted(text: str) -> str:
+def strip_quoted(text: str, sent: Sequence[Original] = ()) -> str:
     """Cut quoted text and signatures from a reply's text.
 
     The site's own email, wherever it stands unquoted (its marker line, or a block of
@@ -339,9 +574,17 @@ def strip_quoted(text: str) -> str:
     Lines quoted with ">" are dropped wherever they are, so that a reply written below
     the quote (Thunderbird's habit) or between quoted lines is kept. An attribution line
     is dropped when a quote follows it; when unquoted text follows it, as after
-    Outlook's header blocks and separators, that is the original: the rest is cut."""
-    lines = bounded(text).translate(_INVISIBLE).replace("\xa0", " ").split("\n")
-    end = _player_end(lines, _original_start(lines))
+    Outlook's header blocks and separators, that is the original: the rest is cut.
+    `sent`: the emails sent with the reply's address, whose lines are quoted wherever
+    they stand at the reply's end, and count as quoted when wrapped below a ">" line.
+
+    The whole email is read up to `MAX_READ_CHARS`: the limits of what is read as
+    commands bound the person's text, not the quote."""
+    lines = read_bounded(text).translate(_INVISIBLE).replace("\xa0", " ").split("\n")
+    if sent:
+        lines = _quote_continuations(lines, sent)
+    start = min(_original_start(lines), _sent_start(lines, sent))
+    end = _player_end(lines, start)
     kept: list[str] = []
     at = 0
     while at < end:  # what a line means may depend on the lines after `end`
@@ -460,14 +703,21 @@ def _attribution_lines(lines: list[str], at: int) -> int:
         if at + count > len(lines) or not _may_attribute(lines[at + count - 1]):
             return 0
         parts.append(lines[at + count - 1].strip())
-        if _is_attribution(" ".join(parts), count == 1 or _wraps(lines[at])):
+        joined = " ".join(parts)
+        if _is_attribution(joined, count == 1 or _wraps(lines[at])):
+            return count
+        # Any wording ("… пишет:", "… 写道：") that names someone, if a quote or nothing
+        # follows it: what the person wrote never ends so.
+        if (count == 1 or _wraps(lines[at])) and _introduces(joined) \
+                and _quote_or_end_follows(lines, at + count):
             return count
     return 0
 
 
 def _may_attribute(line: str) -> bool:
     text = line.strip()
-    return bool(text) and not text.startswith(">") and first_word(text) not in COMMAND_WORDS
+    return (bool(text) and not text.startswith(">") and first_word(text) not in COMMAND_WORDS
+            and said_on(text) is None)
 
 
 def _wraps(line: str) -> bool:
@@ -488,8 +738,18 @@ def _is_attribution(line: str, loose: bool = True) -> bool:
 
 
 def _quote_follows(lines: list[str], at: int) -> bool:
-    following = next((line.strip() for line in lines[at:] if line.strip()), "")
-    return following.startswith(">")
+    return _following(lines, at).startswith(">")
+
+
+def _quote_or_end_follows(lines: list[str], at: int) -> bool:
+    following = _following(lines, at)
+    return not following or following.startswith(">")
+
+
+def _following(lines: list[str], at: int) -> str:
+    """The next line with text from `at` on, stripped ("" if none). By index, not a
+    slice: a copy of the rest per attribution would be quadratic."""
+    return next((lines[n].strip() for n in range(at, len(lines)) if lines[n].strip()), "")
 
 
 def _tidy(text: str) -> str:

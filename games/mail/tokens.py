@@ -63,8 +63,12 @@ def reply_addresses(seats: Sequence[Seat], phase_number: int, *,
            for seat in seats if seat.pk not in tokens]
     ReplyToken.objects.bulk_create(new)
     tokens.update((row.seat_id, row.token) for row in new)
-    return {seat.pk: f"{settings.REPLY_LOCAL_PART}+{tokens[seat.pk]}@{settings.REPLY_DOMAIN}"
-            for seat in seats}
+    return {seat.pk: address_of(tokens[seat.pk]) for seat in seats}
+
+
+def address_of(token: str) -> str:
+    """The reply address of a token, as the emails give it out."""
+    return f"{settings.REPLY_LOCAL_PART}+{token}@{settings.REPLY_DOMAIN}"
 
 
 def token_of(address: str) -> str | None:
