@@ -35,8 +35,8 @@ from games.views.lobby import (
     OPEN_GAMES_PAGE,
     my_games_in_order,
     open_games,
-    visible_game,
 )
+from games.visibility import visible_game
 
 # What the game page shows changes with these columns of the game's row, and with the
 # subqueries annotated below: seats (joined, left, a computer standing in or conceded),
