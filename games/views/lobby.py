@@ -166,7 +166,7 @@ class LobbyLive(Live):
 
     @cached_property
     def your_move(self) -> int:
-        return self.awaiting if self.on else 0
+        return self.awaiting if self.counts else 0
 
 
 def my_games_page(request: HttpRequest) -> tuple[Page[Game], int]:
