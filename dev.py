@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import ipaddress
+import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -140,6 +143,69 @@ def run_environment(address: str, environ: Mapping[str, str], hostname: str) -> 
     return added
 
 
+# The development secrets of lowenherz_site/settings.py (DEV_SECRET_KEY, DEV_INBOUND_SECRET):
+# published with the code, so good only for a server nobody else can reach.
+DEV_SECRETS = {"SECRET_KEY": "dev-only-not-secret-change-me-in-production",
+               "INBOUND_SECRET": "lowenherz:dev-only-inbound-secret"}
+SECRETS_FILE = "dev-secrets.json"  # in var/: this machine's own, made once, mode 0600
+
+
+def is_loopback(address: str) -> bool:
+    """Whether runserver's ADDRESS (PORT, HOST:PORT, [IPv6]:PORT) is reached only from
+    this machine."""
+    host = address.rpartition(":")[0].strip("[]") or DEFAULT_ADDRESS.partition(":")[0]
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a host name, or all interfaces ("0"): others may reach it
+        return False
+
+
+def run_secrets(address: str, environ: Mapping[str, str], folder: Path
+                ) -> tuple[dict[str, str], str]:
+    """The secrets `dev.py run ADDRESS` adds to the environment, and what to say about
+    them. On loopback: none (the published development ones do). Served to others: the
+    environment's own, unless they are the published ones; else this machine's own,
+    generated once and kept in `folder`/SECRETS_FILE (mode 0600), so that sessions and
+    emailed links outlive a restart."""
+    if is_loopback(address):
+        return {}, ""
+    missing = [name for name, published in DEV_SECRETS.items()
+               if environ.get(name, published) == published]
+    if not missing:
+        return {}, ""
+    path = folder / SECRETS_FILE
+    own = _own_secrets(path)
+    added = {name: own[name] for name in missing}
+    line = "!" * 78
+    return added, (f"{line}\n  Served beyond this machine ({address}): the published development "
+                   f"{' and '.join(missing)}\n  would let anyone forge sessions and links. "
+                   f"Using this machine's own instead,\n  kept in {path} (mode 0600).\n{line}")
+
+
+def _own_secrets(path: Path) -> dict[str, str]:
+    """The secrets kept in `path`, made (readable by its owner only) if there are none."""
+    if path.exists():
+        try:
+            kept = json.loads(path.read_text())
+        except ValueError:
+            kept = None
+        if not isinstance(kept, dict) or not all(
+                isinstance(kept.get(name), str) and kept[name] for name in DEV_SECRETS):
+            sys.exit(f"{path} is not this machine's secrets as dev.py wrote them: "
+                     "remove it, and dev.py run makes new ones (signing everyone out).")
+        path.chmod(0o600)
+        return {name: kept[name] for name in DEV_SECRETS}
+    made = {"SECRET_KEY": secrets.token_urlsafe(50),
+            "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}"}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        json.dump(made, file)
+    return made
+
+
 def _url_host(host: str) -> str:
     """A bare IPv6 address in brackets, as a URL and ALLOWED_HOSTS write it."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
@@ -152,6 +218,10 @@ def cmd_run(extra: list[str]) -> None:
     # Before the demo is seeded: its first email links to the site too.
     os.environ.update(run_environment(address, os.environ, socket.gethostname()))
     make_var_dirs()
+    own, notice = run_secrets(address, os.environ, var_dir())
+    os.environ.update(own)
+    if notice:
+        print(notice, flush=True)
     manage("migrate", "--no-input", "-v", "0")
     manage("seed_demo")
     stop_on_sigterm()
@@ -228,8 +298,6 @@ def cmd_test(extra: list[str]) -> None:
 def check_deploy() -> None:
     """Django's deployment checks, with the production environment the README documents
     (made-up secrets): a warning fails the run."""
-    import secrets
-
     production = {**PRODUCTION_ENV, "SECRET_KEY": secrets.token_urlsafe(50),
                   "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}",
                   "REDIS_URL": os.environ["REDIS_URL"],

@@ -71,16 +71,17 @@ class Live:
 
     def __init__(self, request: HttpRequest) -> None:
         self.request = request
-        # A magic link's session is kept to one game (games.middleware): it neither
-        # polls (the middleware would send the poll to the login page) nor sees a count
-        # of the account's other games.
         # (An error page drawn before the authentication middleware has no user.)
-        self.on = hasattr(request, "user") and scope_of(request) is None
+        self.on = hasattr(request, "user")
+        # A magic link's session is kept to one game (games.middleware): its game page
+        # polls its game (games.views.live.game_live), but it sees no count of the
+        # account's other games, and other pages do not poll `/live/` for one.
+        self.counts = self.on and scope_of(request) is None
         self.seconds = max(1, int(settings.LIVE_POLL_SECONDS))
 
     @cached_property
     def your_move(self) -> int:
-        return your_move_count(self.request.user) if self.on else 0
+        return your_move_count(self.request.user) if self.counts else 0
 
 
 def live(request: HttpRequest) -> dict[str, Live]:

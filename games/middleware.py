@@ -26,9 +26,15 @@ SCOPE_KEY = "lowenherz_magic_scope"
 OPEN_TO_SCOPED = frozenset({
     "logout", "login", "magic_link", "unsubscribe", "healthz", "password_reset",
     "password_reset_done", "password_reset_confirm", "password_reset_complete"})
-# The game's own pages: its page, JSON and history (what this player saw of it) and its
-# table talk always, its form only in the link's phase.
-GAME_PAGES = frozenset({"game", "game_json", "game_history", "game_say", "mute_player"})
+# The game's own pages: its page, JSON, live updates and history (what this player saw of
+# it), its table talk and muting its emails, its archive once it is over, always; its
+# form only in the link's phase. What would change the game for others or for good
+# (conceding, leaving, cancelling, deadlines) asks for the password.
+GAME_PAGES = frozenset({"game", "game_json", "game_live", "game_history", "game_say",
+                        "mute_player", "mute_game", "archive_game", "record_json"})
+# A link signed for one person and game (`?s=`, games.mail.outbox.mute_url) works without
+# a session, and so within any session's scope: the view reads the person from it alone.
+SIGNED_LINKS = frozenset({"mute_game"})
 
 
 def scope_session(session: SessionBase, game_id: int, phase_number: int,
@@ -75,17 +81,21 @@ class MagicScopeMiddleware:
     def __call__(self, request: HttpRequest) -> HttpResponse:
         scope = scope_of(request)
         if scope is None or request.path_info.startswith("/" + settings.STATIC_URL.lstrip("/")) \
-                or _allowed(request.path_info, scope):
+                or _allowed(request, scope):
             return self.get_response(request)
         return _ask_for_password(request, scope)
 
 
-def _allowed(path: str, scope: dict[str, int]) -> bool:
+def _signed(request: HttpRequest) -> bool:
+    return bool(request.GET.get("s") or (request.method == "POST" and request.POST.get("s")))
+
+
+def _allowed(request: HttpRequest, scope: dict[str, int]) -> bool:
     try:
-        match = resolve(path)
+        match = resolve(request.path_info)
     except Resolver404:
         return True  # a 404 shows nothing of the account
-    if match.url_name in OPEN_TO_SCOPED:
+    if match.url_name in OPEN_TO_SCOPED or (match.url_name in SIGNED_LINKS and _signed(request)):
         return True
     if match.kwargs.get("game_id") != scope["game"]:
         return False

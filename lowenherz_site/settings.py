@@ -101,9 +101,14 @@ CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
 # limits, is that many entries from its right end (0: the connection's own address).
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+# No address of this site goes to another: the links in emails carry secrets in their
+# paths (/m/<signed>/, /unsubscribe/<signed>/, ?s=), and a page opened by one must not
+# hand it on. Not "no-referrer": a form's POST would then say "Origin: null", which
+# Django's CSRF check refuses, and the landing pages of those links are forms.
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
-SESSION_COOKIE_HTTPONLY = True
+# No script reads either cookie (games/static: none asks for one).
+SESSION_COOKIE_HTTPONLY = CSRF_COOKIE_HTTPONLY = True
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -223,6 +228,10 @@ else:
     # Files count without atomic increments: a limit may let a few more through under a
     # race, which is fine for one machine's development server, never for production.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001", "axes.W001"]
+# HSTS preloading is the operator's choice, and hard to take back: once they said "no"
+# (SECURE_HSTS_PRELOAD=false, as .env.example does), `check --deploy` stops asking.
+if os.environ.get("SECURE_HSTS_PRELOAD") is not None and not SECURE_HSTS_PRELOAD:
+    SILENCED_SYSTEM_CHECKS.append("security.W021")
 
 # django-axes: failed logins counted per account and, separately, per address; after
 # AXES_FAILURE_LIMIT of either, logins are refused for the cool-off, even with the right

@@ -1,13 +1,20 @@
 """`python3 dev.py run ADDRESS`: the environment it gives the web server and the worker,
-so that every link in every email points to ADDRESS (issue 10, item 10)."""
+so that every link in every email points to ADDRESS (issue 10, item 10), and on an
+address others reach, secrets of its own (issue 21, item 10)."""
 
 from __future__ import annotations
 
+import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 
-from dev import DEFAULT_ALLOWED_HOSTS, run_environment
+import dev
+from dev import DEFAULT_ALLOWED_HOSTS, DEV_SECRETS, SECRETS_FILE, run_environment, run_secrets
+from lowenherz_site.settings import refuse_unsafe_secrets
 
 HOST = "gamebox"  # the machine's hostname, as socket.gethostname() would say
 
@@ -54,3 +61,84 @@ def test_allowed_hosts_already_set_are_kept_and_extended_once():
 def test_the_default_allowed_hosts_are_the_settings_own():
     source = (Path(__file__).parents[1] / "lowenherz_site" / "settings.py").read_text()
     assert f'env_list("ALLOWED_HOSTS", "{DEFAULT_ALLOWED_HOSTS}")' in source
+
+
+# --- secrets: the published development ones only on loopback (issue 21, item 10) ------------
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:8000", "9000", "localhost:8123", "[::1]:8000",
+                                     "127.0.0.2:8000"])
+def test_on_loopback_the_development_secrets_do(address, tmp_path):
+    assert run_secrets(address, {}, tmp_path) == ({}, "")
+    assert not (tmp_path / SECRETS_FILE).exists()
+
+
+@pytest.mark.parametrize("address", ["192.168.1.20:8080", "0.0.0.0:8000", "0:8000",
+                                     "[::]:8000", "gamebox:8000", "[2001:db8::1]:8000"])
+def test_served_to_others_it_makes_its_own_secrets_keeps_them_and_says_so(address, tmp_path):
+    added, notice = run_secrets(address, {}, tmp_path)
+    assert set(added) == {"SECRET_KEY", "INBOUND_SECRET"}
+    assert not set(added.values()) & {settings.DEV_SECRET_KEY, settings.DEV_INBOUND_SECRET}
+    # Good enough for the settings' own refusal of weak secrets (as with DEBUG off).
+    refuse_unsafe_secrets(added["SECRET_KEY"], added["INBOUND_SECRET"],
+                          settings.DEV_SECRET_KEY, settings.DEV_INBOUND_SECRET)
+    kept = tmp_path / SECRETS_FILE
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert notice.startswith("!" * 20) and address in notice and str(kept) in notice
+    assert run_secrets(address, {}, tmp_path)[0] == added  # the same after a restart
+    assert run_secrets(address, {}, tmp_path / "another")[0] != added  # each machine its own
+
+
+def test_secrets_the_environment_sets_are_kept_unless_they_are_the_published_ones(tmp_path):
+    mine = {"SECRET_KEY": "x" * 60, "INBOUND_SECRET": "me:" + "y" * 20}
+    assert run_secrets("10.0.0.5:8000", mine, tmp_path) == ({}, "")
+    published = {**mine, "INBOUND_SECRET": settings.DEV_INBOUND_SECRET}
+    added, notice = run_secrets("10.0.0.5:8000", published, tmp_path)
+    assert set(added) == {"INBOUND_SECRET"} and "INBOUND_SECRET" in notice
+    assert added["INBOUND_SECRET"] != settings.DEV_INBOUND_SECRET
+
+
+def test_a_secrets_file_loosened_is_tightened_and_a_broken_one_is_refused(tmp_path):
+    added, _ = run_secrets("10.0.0.5:8000", {}, tmp_path)
+    kept = tmp_path / SECRETS_FILE
+    kept.chmod(0o644)
+    assert run_secrets("10.0.0.5:8000", {}, tmp_path)[0] == added
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    kept.write_text("{not json")
+    with pytest.raises(SystemExit, match="remove it"):
+        run_secrets("10.0.0.5:8000", {}, tmp_path)
+    assert kept.read_text() == "{not json"  # nothing overwritten
+
+
+def test_the_published_secrets_are_the_settings_own():
+    assert DEV_SECRETS == {"SECRET_KEY": settings.DEV_SECRET_KEY,
+                           "INBOUND_SECRET": settings.DEV_INBOUND_SECRET}
+
+
+def test_dev_run_on_another_address_gives_the_site_its_own_secrets(tmp_path, monkeypatch,
+                                                                    capsys):
+    """`cmd_run` itself: what the web server and the worker would be started with."""
+    environ = {k: v for k, v in os.environ.items() if k not in DEV_SECRETS}
+    monkeypatch.setattr(os, "environ", {**environ, "LOWENHERZ_VAR": str(tmp_path)})
+    started: list[dict[str, str]] = []
+    monkeypatch.setattr(dev, "manage", lambda *args: None)
+    monkeypatch.setattr(dev, "stop_on_sigterm", lambda: None)
+    monkeypatch.setattr(dev, "stop", lambda process: None)
+    monkeypatch.setattr(dev, "start", lambda *args: started.append(dict(os.environ)) or Ended())
+    monkeypatch.setattr(dev, "first_to_end", lambda *processes: processes[0])
+    with pytest.raises(SystemExit):
+        dev.cmd_run(["0.0.0.0:8000"])
+    assert len(started) == 2  # the worker and the web server
+    for env in started:
+        assert env["SECRET_KEY"] not in DEV_SECRETS.values()
+        assert env["INBOUND_SECRET"] not in DEV_SECRETS.values()
+        assert json.loads((tmp_path / SECRETS_FILE).read_text())["SECRET_KEY"] == \
+            env["SECRET_KEY"]
+    assert "Served beyond this machine (0.0.0.0:8000)" in capsys.readouterr().out
+
+
+class Ended:
+    """A child process that has ended well."""
+
+    def poll(self) -> int:
+        return 0

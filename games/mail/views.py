@@ -23,6 +23,7 @@ from games.mail import compose, notify, outbox, tokens
 from games.mail.forms import InviteByEmailForm, NotificationsForm
 from games.middleware import scope_of, scope_session
 from games.models import EmailPreference, Game, MagicLink, Notifications, OutgoingEmail
+from games.visibility import visible_game
 from games.words import sentence
 
 LINK_PROBLEMS = {
@@ -144,7 +145,7 @@ def preferences(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "HEAD", "POST"])
 def invite_by_email(request: HttpRequest, game_id: int) -> HttpResponse:
     assert request.user.is_authenticated  # login_required
-    game = get_object_or_404(Game, pk=game_id)
+    game = visible_game(request, Game.objects.all(), pk=game_id)  # private: 404 to others
     if not game.seats.filter(user=request.user).exists():
         raise PermissionDenied("Only the players of a game invite others to it.")
     if game.status != Game.Status.OPEN:
@@ -193,14 +194,18 @@ def over_the_daily_invitations(sent: list[str], unsent: list[str]) -> str:
 def mute_game(request: HttpRequest, game_id: int) -> HttpResponse:
     """Mute (or unmute) one game's emails: from the game's page (signed in), or from the
     link in its emails (`?s=`, signed for one person and game). GET only asks (mail
-    scanners follow links); POST does it."""
-    game = get_object_or_404(Game, pk=game_id)
+    scanners follow links); POST does it.
+
+    A link signed for this game was emailed to one of its players, and works without a
+    session; anyone else sees the game only if they may (`visible_game`): a private
+    game's page is 404 to others, as if it did not exist (ids are sequential)."""
     signed = request.POST.get("s") or request.GET.get("s") or ""
-    if signed:
-        user_id = outbox.mute_user_id(signed, game.pk)
-    elif request.user.is_authenticated:
+    user_id = outbox.mute_user_id(signed, game_id) if signed else None
+    game = get_object_or_404(Game, pk=game_id) if user_id is not None \
+        else visible_game(request, Game.objects.all(), pk=game_id)
+    if not signed and request.user.is_authenticated:
         user_id = request.user.pk
-    else:
+    elif not signed:
         game_url = reverse("game", args=[game.pk])
         return redirect(f"{reverse('login')}?{urlencode({'next': game_url})}")
     seat = game.seats.filter(user_id=user_id).first() if user_id is not None else None

@@ -30,7 +30,7 @@ from games.board_svg import render_board
 from games.charts import power_chart
 from games.models import Game, Seat
 from games.presenter import Presentation, present
-from games.views.lobby import visible_game, visible_games
+from games.visibility import visible_game, visible_games
 from games.words import card_name, card_text
 
 PAGE_SIZE = 25

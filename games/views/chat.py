@@ -15,7 +15,7 @@ from games import chat, services
 from games.forms import MessageForm
 from games.models import MESSAGE_CHARS, Game
 from games.presenter import seat_of
-from games.views.lobby import visible_game
+from games.visibility import visible_game
 from games.words import sentence
 
 DRAFT = "chat_draft"  # session key: {"game": id, "to": colour, "text": what was written}

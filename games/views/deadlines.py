@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST
 from games import deadlines
 from games.models import Game
 from games.services import MAX_DEADLINE_HOURS, GameError
-from games.views.lobby import visible_game
+from games.visibility import visible_game
 
 
 class ExtendDeadlineForm(forms.Form):

@@ -32,8 +32,8 @@ from games.board_svg import render_board
 from games.models import Game, Seat
 from games.presenter import Presentation, present, seat_of
 from games.views.archive import Step, game_steps, phase_events, pick_step, step_links, within
-from games.views.lobby import visible_game
 from games.views.play import _players as power_track
+from games.visibility import visible_game
 from games.words import card_text
 
 EVENTS_PER_PAGE = 100

@@ -10,7 +10,8 @@ comes from anywhere but `games.presenter.present`.
 - `/live/`: the count alone (every page of a signed-in person); `?lobby=1` adds the
   lobby's version (the page of my games it shows, `&page=`, and of open games, `&open=`).
 - `/games/<id>/live/`: the count and the game page's version, for the viewer; an
-  invite-only game they may not see is a 404, as its page is.
+  invite-only game they may not see is a 404, as its page is. A session a magic link
+  opened polls its game here too, without the count (games.middleware).
 
 A version is an opaque digest: it says that something changed, never what.
 """
@@ -29,14 +30,15 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from games.context_processors import your_move_count
+from games.middleware import scope_of
 from games.models import Event, Game, Message, PendingSubmission, Seat
 from games.views.lobby import (
     MY_GAMES_PAGE,
     OPEN_GAMES_PAGE,
     my_games_in_order,
     open_games,
-    visible_game,
 )
+from games.visibility import visible_game
 
 # What the game page shows changes with these columns of the game's row, and with the
 # subqueries annotated below: seats (joined, left, a computer standing in or conceded),
@@ -174,5 +176,7 @@ def live(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_safe
 def game_live(request: HttpRequest, game_id: int) -> HttpResponse:
-    body = {"game": game_version(request, game_id), "your_move": your_move_count(request.user)}
+    body: dict[str, Any] = {"game": game_version(request, game_id)}
+    if scope_of(request) is None:  # a magic link's session sees no count of other games
+        body["your_move"] = your_move_count(request.user)
     return answer(request, body)

@@ -4,10 +4,8 @@ games; creating a game; joining one, from the lobby or through its invite link.
 Whether a game may be created or joined is for `games.services` to say; these views
 show its answer.
 
-An invite-only game is seen only by its players and the people invited to it: those who
-opened its invite link (this browser's session remembers it) and those an invitation
-email went to. To everyone else it does not exist (404), here, on its game page and in
-the archive (`visible_games`).
+An invite-only game is seen only by its players and the people invited to it
+(games.visibility): opening its invite link lets this browser see it.
 """
 
 from __future__ import annotations
@@ -38,7 +36,8 @@ from engine.position import COLOURS
 from games import services
 from games.context_processors import Live, my_games
 from games.forms import CreateGameForm, JoinForm
-from games.models import Game, OutgoingEmail, PendingSubmission, Seat
+from games.models import Game, PendingSubmission, Seat
+from games.visibility import remember_invite, visible_games
 from games.words import name_of, sentence
 
 FINISHED_SHOWN = 20  # the archive has the rest
@@ -48,40 +47,6 @@ OPEN_GAMES_PAGE = 25  # open games shown per page, the newest first (`?open=`)
 LISTED = ("name", "status", "player_count", "setup", "decisions", "money", "deadline_hours",
           "invite_only", "invite_token", "phase_number", "waiting", "deadline", "winners",
           "created_at", "finished_at")
-INVITED = "invited_games"  # session key: the invite-only games whose link was opened here
-INVITES_REMEMBERED = 50
-
-
-def invited_in_session(request: HttpRequest) -> list[int]:
-    ids = request.session.get(INVITED, [])
-    return [i for i in ids if isinstance(i, int)] if isinstance(ids, list) else []
-
-
-def remember_invite(request: HttpRequest, game: Game) -> None:
-    """The invite link was opened: this browser may see the game from now on."""
-    ids = invited_in_session(request)
-    if game.pk not in ids:
-        request.session[INVITED] = [*ids, game.pk][-INVITES_REMEMBERED:]
-
-
-def visible_games(request: HttpRequest, games: QuerySet[Game]) -> QuerySet[Game]:
-    """`games` but the invite-only ones the requesting person neither plays in nor was
-    invited to (by the link, in this session, or by an email to their address)."""
-    allowed = Q(invite_only=False) | Q(pk__in=invited_in_session(request))
-    user = request.user
-    if user.is_authenticated:
-        allowed |= Q(pk__in=Seat.objects.filter(user=user).values("game_id"))
-        if user.email:
-            allowed |= Q(pk__in=OutgoingEmail.objects.filter(
-                kind="invitation", to__iexact=user.email, game__isnull=False).values("game_id"))
-    return games.filter(allowed)
-
-
-def visible_game(request: HttpRequest, games: QuerySet[Game], **lookup: object) -> Game:
-    """The game, if the requesting person may see it; else 404, as if it did not exist."""
-    return get_object_or_404(visible_games(request, games), **lookup)
-
-
 @dataclass(frozen=True)
 class ListedSeat:
     """A seat as a list shows it."""
@@ -201,7 +166,7 @@ class LobbyLive(Live):
 
     @cached_property
     def your_move(self) -> int:
-        return self.awaiting if self.on else 0
+        return self.awaiting if self.counts else 0
 
 
 def my_games_page(request: HttpRequest) -> tuple[Page[Game], int]:

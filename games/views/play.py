@@ -41,7 +41,7 @@ from games.play_forms import (
 )
 from games.presenter import Presentation, present, seat_of
 from games.views.chat import draft_of
-from games.views.lobby import visible_game
+from games.visibility import visible_game
 from games.words import action_text, card_text
 
 EVENTS_SHOWN = 50

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 
 from games import services
 from games.models import Game
-from games.views.lobby import visible_game
+from games.visibility import visible_game
 
 
 def _act(request: HttpRequest, game_id: int, act: Callable[[int, User], object],

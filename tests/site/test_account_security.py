@@ -248,3 +248,69 @@ def test_forms_clean_names_on_the_way_in(client, alice):
     response = client.post(reverse("profile"), {"display_name": RLO, "time_zone": "UTC",
                                                 "email": "alice@example.org"})
     assert "Write a name with letters or digits" in response.content.decode()
+
+
+# --- a magic link's session uses its game fully (issue 21, item 9) ---------------------------
+
+
+def mute_link(game: Game, user: User) -> str:
+    """The mute link in the footer of the player's last email of the game, as a path."""
+    text = OutgoingEmail.objects.filter(user=user, game=game).latest("id").text
+    url = re.search(rf"{re.escape(settings.SITE_URL)}(/games/{game.pk}/mute/\S+)", text)
+    assert url is not None, text
+    return url.group(1)
+
+
+def test_a_magic_link_session_follows_its_games_live_updates(client, game, alice, bob,
+                                                             charlie):
+    other = three_player_game(alice, bob, charlie, name="Other game")
+    opened_by_link(client, game, alice)
+    answer = client.get(reverse("game_live", args=[game.pk]))
+    assert answer.status_code == 200 and answer.json()["game"]["phase"] == game.phase_number
+    assert refused(client.get(reverse("game_live", args=[other.pk])), client)
+    assert refused(client.get(reverse("live")), client)  # the account's count: not its own
+
+
+def test_a_magic_link_session_mutes_its_game_from_the_page(client, game, alice):
+    opened_by_link(client, game, alice)
+    page = client.get(reverse("game", args=[game.pk])).content.decode()
+    assert 'id="mute-form"' in page
+    response = client.post(reverse("mute_game", args=[game.pk]), {"muted": "on"})
+    assert response.status_code == 302 and response["Location"] == reverse("game",
+                                                                           args=[game.pk])
+    assert Seat.objects.get(game=game, user=alice).mail_muted
+
+
+def test_a_magic_link_session_follows_the_mute_link_of_its_email(client, game, alice):
+    opened_by_link(client, game, alice)
+    link = mute_link(game, alice)  # in the very email whose magic link was opened
+    assert 'id="mute-confirm"' in client.get(link).content.decode()
+    signed = link.partition("?s=")[2]
+    done = client.post(reverse("mute_game", args=[game.pk]), {"s": signed, "muted": "on"})
+    assert done.status_code == 200 and 'id="muted"' in done.content.decode()
+    assert Seat.objects.get(game=game, user=alice).mail_muted
+
+
+def test_the_mute_link_of_another_games_email_works_in_a_magic_link_session(
+        client, game, alice, bob, charlie):
+    """The link is signed for its person and game and needs no session: the scope of a
+    link to another game does not stand in its way (and lends it nothing)."""
+    other = three_player_game(alice, bob, charlie, name="Other game")
+    compose.your_turn(other, Seat.objects.select_related("user__profile").get(game=other,
+                                                                            user=alice))
+    opened_by_link(client, game, alice)
+    link = mute_link(other, alice)
+    assert client.get(link).status_code == 200
+    signed = link.partition("?s=")[2]
+    assert refused(client.post(reverse("mute_game", args=[other.pk]), {"muted": "on"}), client)
+    assert not Seat.objects.get(game=other, user=alice).mail_muted  # the session: no
+    client.post(reverse("mute_game", args=[other.pk]), {"s": signed, "muted": "on"})
+    assert Seat.objects.get(game=other, user=alice).mail_muted  # the signed link: yes
+
+
+def test_a_magic_link_session_opens_its_games_archive_once_it_is_over(client, game, alice):
+    opened_by_link(client, game, alice)
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED,
+                                           finished_at=timezone.now())
+    assert client.get(reverse("archive_game", args=[game.pk])).status_code == 200
+    assert client.get(reverse("record_json", args=[game.pk])).status_code == 200

@@ -10,6 +10,7 @@ page changed in place, it was not reloaded. And no page broke the CSP on the way
 from __future__ import annotations
 
 from collections.abc import Iterator
+from urllib.parse import urlsplit
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -17,6 +18,7 @@ from playwright.sync_api import Page, expect
 from engine.game import default_move
 from games import services
 from games.models import Game, Seat
+from tests.site.browser import record_requests
 from tests.site.conftest import three_player_game
 from tests.site.test_browser_phone import log_in
 
@@ -173,3 +175,34 @@ def test_the_lobby_follows_my_games(open_as, alice, bob, charlie):
     submit_default(game, "ochre")  # bob is in: the row waits for charlie alone
     expect(row).to_contain_text("also waiting for Charlie)", timeout=WAIT)
     assert not_reloaded(page)
+
+
+def test_a_page_opened_by_an_emailed_link_follows_its_game_and_mutes_it(new_page, game,
+                                                                        alice):
+    """Issue 21, item 9: a session a magic link opened polls its game (the page stood
+    still before), never the account's count, and its mute button works."""
+    from tests.site.test_magic_links import emailed_link
+
+    page = new_page()
+    problems: list[str] = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    requests = record_requests(page)
+    page.goto(emailed_link(game, alice))  # the link from a real "waits for you" email
+    # The page learns its version from its first poll: the move is made after it.
+    with page.expect_response(lambda r: urlsplit(r.url).path == f"/games/{game.pk}/live/"):
+        page.click("#magic-link-continue")
+    page.evaluate("window.notReloaded = true")
+    bob = page.locator('#waiting [data-colour="ochre"]')
+    expect(bob).not_to_contain_text("submitted")
+
+    submit_default(game, "ochre")
+    expect(bob).to_contain_text("submitted", timeout=WAIT)
+    assert not_reloaded(page)
+    paths = [urlsplit(url).path for url in requests]
+    assert f"/games/{game.pk}/live/" in paths
+    assert "/live/" not in paths and not [p for p in paths if p.startswith("/accounts/")]
+
+    page.click("#mute-button")
+    expect(page.locator("[role=alert]")).to_contain_text("muted", timeout=WAIT)
+    assert Seat.objects.get(game=game, user=alice).mail_muted
+    assert problems == []

@@ -6,11 +6,14 @@ and record, the deadline buttons; absent from the lobby's and the archive's list
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.contrib.auth.models import User
+from django.http import HttpResponse
 from django.test import Client
-from django.urls import reverse
+from django.urls import URLResolver, get_resolver, reverse
 from django.utils import timezone
 
+from games.mail import outbox
 from games.models import Game, OutgoingEmail
 from tests.site.conftest import three_player_game
 
@@ -115,3 +118,92 @@ def test_the_archive_pages_of_a_finished_invite_only_game_are_404_to_strangers(
 def test_the_deadline_buttons_of_a_hidden_game_are_404(private, dave, name):
     response = as_user(dave).post(reverse(name, args=[private.pk]), {"hours": "5"})
     assert response.status_code == 404
+
+
+# --- every URL that names a game (issue 21, item 7) ------------------------------------------
+# Found by walking the URLconf, so that a URL added later is checked without being listed.
+
+def game_urls(patterns: list | None = None, namespace: str = "") -> list[str]:
+    """The names of every URL pattern that takes a `game_id` (with its namespace)."""
+    names = []
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            names += game_urls(entry.url_patterns, inner)
+        elif "game_id" in entry.pattern.regex.groupindex:
+            assert entry.name, f"{entry.pattern}: a URL of a game needs a name to be checked"
+            names.append(namespace + entry.name)
+    return names
+
+
+GAME_URLS = game_urls()
+# What a form of each of them might send: an outsider's POST is refused before any is read.
+POST_DATA = {"confirm": "yes", "hours": "5", "muted": "on", "colour": "red", "text": "Hello",
+             "to": "", "move": "decide 1", "phase": "1", "token": "", "s": "",
+             "addresses": "someone@example.org"}
+
+
+def test_the_walk_finds_the_urls_of_a_game():
+    assert {"game", "game_json", "game_live", "game_history", "submit", "game_say",
+            "mute_player", "mute_game", "invite_by_email", "join_game", "archive_game",
+            "record_json", "extend_deadline", "cancel_game"} <= set(GAME_URLS)
+
+
+def answer(client: Client, method: str, name: str, game_id: int) -> HttpResponse:
+    url = reverse(name, kwargs={"game_id": game_id})
+    return client.post(url, POST_DATA) if method == "POST" else client.get(url)
+
+
+def names_nothing(response: HttpResponse, game: Game) -> None:
+    """Neither the page nor where it leads says anything of the game."""
+    said = response.content.decode(errors="replace") + response.get("Location", "")
+    for secret in (game.name, game.invite_token):
+        assert secret not in said, f"{response.status_code} names {secret!r}"
+
+
+def same_without_the_id(seen: HttpResponse, seen_id: int, missing: HttpResponse,
+                        missing_id: int) -> None:
+    """A private game's answer is that of an id no game has: the same status, and the
+    same redirect but for the id."""
+    assert seen.status_code == missing.status_code
+    assert seen.get("Location", "").replace(str(seen_id), "ID") == \
+        missing.get("Location", "").replace(str(missing_id), "ID")
+
+
+@pytest.mark.parametrize("name", GAME_URLS)
+def test_every_url_of_a_private_game_is_as_if_it_did_not_exist(name, private, alice, bob,
+                                                               charlie, dave):
+    finished = three_player_game(alice, bob, charlie, invite_only=True, name="Hidden hall")
+    Game.objects.filter(pk=finished.pk).update(status=Game.Status.FINISHED,
+                                               finished_at=timezone.now())
+    missing = Game.objects.order_by("-pk").values_list("pk", flat=True).first() + 1000
+    for game in (private, finished):
+        for method in ("GET", "POST"):
+            outsider, visitor = as_user(dave), as_user(None)
+            shown = answer(outsider, method, name, game.pk)
+            names_nothing(shown, game)
+            assert shown.status_code in {404, 405}, (method, shown.status_code)
+            same_without_the_id(shown, game.pk, answer(outsider, method, name, missing),
+                                missing)
+            shown = answer(visitor, method, name, game.pk)
+            names_nothing(shown, game)
+            assert shown.status_code in {404, 405} or shown["Location"].startswith(
+                reverse("login")), (method, shown.status_code)
+            same_without_the_id(shown, game.pk, answer(visitor, method, name, missing),
+                                missing)
+    # A player still gets the page (or the form's answer) of one of the two.
+    assert {answer(as_user(alice), "GET", name, g.pk).status_code
+            for g in (private, finished)} - {404}
+
+
+def test_the_mute_page_of_a_private_game_is_404_but_to_its_players_link(private, alice,
+                                                                        dave):
+    """The mute page named any game to anyone (issue 21, item 7); its signed link, in
+    the player's email, still works without a session."""
+    url = reverse("mute_game", args=[private.pk])
+    for client in (as_user(dave), as_user(None)):
+        assert client.get(url).status_code == 404
+        assert client.get(url, {"s": "forged"}).status_code == 404
+    link = outbox.mute_url(alice, private).removeprefix(settings.SITE_URL)
+    page = as_user(None).get(link)
+    assert page.status_code == 200 and NAME in page.content.decode()

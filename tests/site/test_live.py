@@ -158,15 +158,25 @@ def test_the_poll_is_read_only(alice, path):
     assert as_user(alice).post(path).status_code == 405
 
 
-def test_a_magic_link_session_neither_polls_nor_sees_a_count(client, game, alice):
-    """A session a magic link opened is kept to one game (games.middleware): the page
-    does not poll (the middleware would send the poll to the login page) and the
-    navigation does not count the account's other games."""
+def test_a_magic_link_session_polls_its_game_without_the_accounts_count(client, game,
+                                                                       alice):
+    """A session a magic link opened is kept to one game (games.middleware): its game page
+    polls that game (issue 21, item 9; it did not poll at all), but neither the page nor
+    the answer counts the account's other games, and nothing polls `/live/`."""
     from tests.site.test_magic_links import emailed_link
 
-    client.post(emailed_link(game, alice))
+    client.post(emailed_link(game, alice))  # the link from a real "waits for you" email
     page = client.get(reverse("game", args=[game.pk])).content.decode()
     assert "You play" in page  # signed in by the link
-    assert "data-live-seconds" not in page and 'id="your-move-count"' not in page
+    assert "data-live-seconds" in page
+    assert f'data-live-url="{reverse("game_live", args=[game.pk])}"' in page
+    assert f'data-live-url="{reverse("live")}"' not in page
+    assert 'id="your-move-count"' not in page
+    first = game_live(client, game)
+    assert first.status_code == 200 and "your_move" not in first.json()
+    submit_default(game, "ochre")
+    assert game_live(client, game).json()["game"]["version"] != first.json()["game"]["version"]
     signed_in = as_user(alice).get(reverse("game", args=[game.pk])).content.decode()
-    assert "data-live-seconds" in signed_in and 'id="your-move-count">1<' in signed_in
+    assert f'data-live-url="{reverse("live")}"' in signed_in
+    assert 'id="your-move-count">1<' in signed_in
+    assert "your_move" in game_live(as_user(alice), game).json()

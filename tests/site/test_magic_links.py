@@ -335,6 +335,11 @@ def test_a_seated_player_invites_people_by_email(client, open_game, alice, bob):
 
 def test_an_outsider_cannot_invite(client, open_game, dave):
     client.force_login(dave)
+    # An invite-only game does not exist for him (issue 21, item 7) ...
+    response = client.post(invite_url(open_game), {"addresses": "x@example.org"})
+    assert response.status_code == 404 and not OutgoingEmail.objects.exists()
+    # ... and once he may see it (its link opened), only its players invite.
+    client.get(reverse("invite", args=[open_game.invite_token]))
     response = client.post(invite_url(open_game), {"addresses": "x@example.org"})
     assert response.status_code == 403 and not OutgoingEmail.objects.exists()
 

@@ -17,10 +17,11 @@ import sys
 import pytest
 from django.conf import settings
 from django.test import RequestFactory, override_settings
+from django.urls import reverse
 
 from dev import PRODUCTION_ENV
 from lowenherz_site.client_ip import client_ip
-from tests.site.conftest import ROOT
+from tests.site.conftest import PASSWORD, ROOT, database_url
 
 GOOD_SECRET = secrets.token_urlsafe(50)
 GOOD_INBOUND = f"lowenherz:{secrets.token_urlsafe(24)}"
@@ -100,6 +101,79 @@ def test_check_deploy_fails_when_a_production_switch_is_missing():
             "call_command; call_command('check', deploy=True, fail_level='WARNING')")
     result = run_settings(env, code)
     assert result.returncode != 0 and "security.W012" in result.stderr
+
+
+
+# --- the README's check on .env.example (issue 21, item 10) ------------------------------------
+
+# .env.example's values left empty, and what the operator fills in (README: "cp
+# .env.example .env, then fill in the empty values"); compose.yaml sets the database's.
+FILLED_IN = {"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": GOOD_INBOUND,
+             "ALLOWED_HOSTS": "games.example.org", "SITE_URL": "https://games.example.org",
+             "POSTGRES_PASSWORD": "made0up0password"}
+
+
+def env_example() -> dict[str, str]:
+    """The variables .env.example sets (its uncommented KEY=VALUE lines)."""
+    lines = (ROOT / ".env.example").read_text().splitlines()
+    pairs = [line.split("=", 1) for line in lines if line.strip() and not line.startswith("#")]
+    return {key.strip(): value.strip() for key, value in pairs}
+
+
+def test_env_example_passes_the_readmes_check_command():
+    example = env_example()
+    assert {k for k, v in example.items() if not v} == set(FILLED_IN)  # nothing else left out
+    readme = (ROOT / "README.md").read_text()
+    command = "python manage.py check --deploy --fail-level WARNING"
+    assert f"On your server: `{command}`" in readme
+    # The test run's own (the browser tests' DJANGO_ALLOW_ASYNC_UNSAFE) are no server's.
+    base = {k: v for k, v in os.environ.items()
+            if k not in {"DEBUG", "CACHE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", *example}}
+    result = subprocess.run(
+        [sys.executable, *command.split()[1:]], cwd=ROOT, capture_output=True, text=True,
+        timeout=120, env={**base, **example, **FILLED_IN,
+                          "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings"})
+    assert result.returncode == 0, result.stderr
+
+
+# --- cookies (issue 21, item 10) ---------------------------------------------------------------
+
+# Runs in the child: a login over "https", as a TLS proxy would say; the Set-Cookie lines.
+LOGIN_PROBE = """
+import json, django
+django.setup()
+from django.conf import settings
+from django.test import Client
+client = Client(HTTP_HOST=settings.ALLOWED_HOSTS[0], HTTP_X_FORWARDED_PROTO="https")
+answer = client.post("/accounts/login/", {"username": %r, "password": %r}, secure=True)
+print(json.dumps({"status": answer.status_code,
+                  "set_cookie": {k: v.output(header="") for k, v in answer.cookies.items()}}))
+"""
+
+
+def cookie_flags(line: str) -> set[str]:
+    return {part.strip().split("=")[0].lower() for part in line.split(";")[1:]}
+
+
+def test_a_login_in_production_sets_httponly_secure_cookies(transactional_db, alice):
+    database = database_url(settings.DATABASES["default"])  # the tests' own, where alice is
+    env = {**PRODUCTION_ENV, "SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": GOOD_INBOUND,
+           "DATABASE_URL": database}
+    result = run_settings(env, LOGIN_PROBE % ("alice", PASSWORD))
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["status"] == 302  # logged in
+    for name in ("sessionid", "csrftoken"):
+        assert {"httponly", "secure", "samesite"} <= cookie_flags(answer["set_cookie"][name])
+
+
+def test_a_login_sets_httponly_cookies_here_too(client, alice):
+    """Over plain http (development, the tests) the cookies cannot be Secure; no script
+    reads them all the same."""
+    answer = client.post(reverse("login"), {"username": "alice", "password": PASSWORD})
+    assert answer.status_code == 302
+    for name in ("sessionid", "csrftoken"):
+        assert "httponly" in cookie_flags(answer.cookies[name].output(header=""))
 
 
 # --- Content-Security-Policy -------------------------------------------------------------------

@@ -1,0 +1,51 @@
+"""Who may see a game. An invite-only game is seen only by its players and the people
+invited to it: those who opened its invite link (this browser's session remembers it) and
+those an invitation email went to. To everyone else it does not exist (404), on every
+URL that names it (its page, JSON, live updates, history, table actions, the mute and
+invitation pages, the archive) and in every list: game ids are sequential, so an answer
+that differed from a missing game's would tell that one exists.
+
+The one home of the rule, for the site's pages (games.views) and the pages behind the
+links in emails (games.mail.views) alike.
+"""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+
+from games.models import Game, OutgoingEmail, Seat
+
+INVITED = "invited_games"  # session key: the invite-only games whose link was opened here
+INVITES_REMEMBERED = 50
+
+
+def invited_in_session(request: HttpRequest) -> list[int]:
+    ids = request.session.get(INVITED, [])
+    return [i for i in ids if isinstance(i, int)] if isinstance(ids, list) else []
+
+
+def remember_invite(request: HttpRequest, game: Game) -> None:
+    """The invite link was opened: this browser may see the game from now on."""
+    ids = invited_in_session(request)
+    if game.pk not in ids:
+        request.session[INVITED] = [*ids, game.pk][-INVITES_REMEMBERED:]
+
+
+def visible_games(request: HttpRequest, games: QuerySet[Game]) -> QuerySet[Game]:
+    """`games` but the invite-only ones the requesting person neither plays in nor was
+    invited to (by the link, in this session, or by an email to their address)."""
+    allowed = Q(invite_only=False) | Q(pk__in=invited_in_session(request))
+    user = request.user
+    if user.is_authenticated:
+        allowed |= Q(pk__in=Seat.objects.filter(user=user).values("game_id"))
+        if user.email:
+            allowed |= Q(pk__in=OutgoingEmail.objects.filter(
+                kind="invitation", to__iexact=user.email, game__isnull=False).values("game_id"))
+    return games.filter(allowed)
+
+
+def visible_game(request: HttpRequest, games: QuerySet[Game], **lookup: object) -> Game:
+    """The game, if the requesting person may see it; else 404, as if it did not exist."""
+    return get_object_or_404(visible_games(request, games), **lookup)
