@@ -210,13 +210,17 @@ else:
     # race, which is fine for one machine's development server, never for production.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001", "axes.W001"]
 
-# django-axes: failed logins counted per account and, separately, per address; after
-# AXES_FAILURE_LIMIT of either, logins are refused for the cool-off, even with the right
-# password. A success resets the account's count.
+# django-axes: failed logins counted per account and address together, and per address
+# over all accounts; after AXES_FAILURE_LIMIT of either, logins are refused for the
+# cool-off, even with the right password. Never per account alone: strangers' failures
+# from their own addresses must not lock its owner out (issue 21); a guesser spread over
+# many addresses gets AXES_FAILURE_LIMIT tries from each, against passwords the
+# validators below keep out of guessing range. A success resets its pair's and its
+# address's counts; a completed password reset does too (games.views.accounts).
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "errors/locked_out.html"
 AXES_CLIENT_IP_CALLABLE = "lowenherz_site.client_ip.client_ip"

@@ -40,6 +40,8 @@ urlpatterns = [
          name="signup_confirm"),
     path("accounts/password_reset/", accounts.PasswordResetView.as_view(),
          name="password_reset"),
+    path("accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView.as_view(),
+         name="password_reset_confirm"),
     path("accounts/profile/", accounts.profile, name="profile"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from axes.helpers import get_client_ip_address
+from axes.utils import reset as axes_reset
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import PasswordResetForm
+from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
 from django.db import transaction
@@ -150,3 +152,14 @@ class PasswordResetView(auth_views.PasswordResetView):
         if getattr(self.request, "limited", False):
             return HttpResponseRedirect(self.get_success_url())
         return super().form_valid(form)
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Django's; a new password set from the emailed link also lifts the login lockout of
+    the account at this address: whoever reads the account's mail is its owner, even
+    behind an address strangers share and locked (settings: AXES_LOCKOUT_PARAMETERS)."""
+
+    def form_valid(self, form: SetPasswordForm) -> HttpResponse:
+        response = super().form_valid(form)
+        axes_reset(ip=get_client_ip_address(self.request), username=form.user.get_username())
+        return response
