@@ -21,6 +21,8 @@ from games.models import Profile
 email_changed = Signal()  # user, old_email
 # ...and an address that has an account hears that someone tried to sign up with it.
 signup_with_taken_email = Signal()  # user (the account that has the address)
+# ...and an address that asked for a username an account has hears to choose another.
+signup_with_taken_name = Signal()  # email, username, signup_url
 # A new account waits for the link that proves its address.
 signup_started = Signal()  # user, confirm_url
 

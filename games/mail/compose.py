@@ -298,6 +298,15 @@ def signup_taken(user: User) -> None:
         "reset_url": settings.SITE_URL + reverse("password_reset")})
 
 
+def signup_name_taken(to: str, username: str, signup_url: str) -> None:
+    """Someone signed up with this address and a username an account has: the page
+    said nothing (it tells nobody which names exist), this email says to choose another.
+    To the address only: the account with the name is nobody's business here."""
+    _send("signup_name_taken", None, {
+        "username": username, "signup_url": signup_url,
+        "login_url": settings.SITE_URL + reverse("login")}, to=to)
+
+
 @receiver(signals.email_changed)
 def _on_email_changed(sender: Any, user: User, old_email: str, **kwargs: Any) -> None:
     email_changed(user, old_email)
@@ -306,6 +315,12 @@ def _on_email_changed(sender: Any, user: User, old_email: str, **kwargs: Any) ->
 @receiver(signals.signup_started)
 def _on_signup_started(sender: Any, user: User, confirm_url: str, **kwargs: Any) -> None:
     signup_confirm(user, confirm_url)
+
+
+@receiver(signals.signup_with_taken_name)
+def _on_signup_with_taken_name(sender: Any, email: str, username: str, signup_url: str,
+                               **kwargs: Any) -> None:
+    signup_name_taken(email, username, signup_url)
 
 
 @receiver(signals.signup_with_taken_email)

@@ -16,7 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm
 from django.contrib.auth.models import User
 from django.contrib.auth.tokens import default_token_generator
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -31,7 +31,7 @@ from django.views.decorators.http import require_http_methods
 from django_ratelimit.decorators import ratelimit
 
 from games import signals
-from games.forms import ProfileForm, SignupForm
+from games.forms import ProfileForm, SignupForm, is_username_taken
 from games.limits import rate_of
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -53,21 +53,45 @@ def safe_next(request: HttpRequest) -> str:
            block=True)
 def signup(request: HttpRequest) -> HttpResponse:
     """Every accepted form ends on the same "check your email" page, so that the page
-    never tells whether an address has an account: a new account waits for its emailed
-    link; an address with an account gets an email saying so, and nothing is made."""
+    never tells whether an address or a username has an account: a new account waits for
+    its emailed link; an address with an account gets an email saying so; an address
+    that asked for a taken username is told so, and to choose another. Nothing is made
+    then. Learning whether a name exists costs a signup (its rate limit) and a mailbox."""
     form = SignupForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
         email = form.cleaned_data["email"]
+        user = form.save(commit=False)  # hashed on every way: each takes as long
         with transaction.atomic():
             owner = _owner_of(email)
             if owner is not None:
                 signals.signup_with_taken_email.send(sender=User, user=owner)
+            elif not _saved(form, user):
+                signals.signup_with_taken_name.send(
+                    sender=User, email=email, username=user.get_username(),
+                    signup_url=_signup_url(safe_next(request)))
             else:
-                user = form.save()
                 signals.signup_started.send(sender=User, user=user,
                                             confirm_url=confirm_url(user, safe_next(request)))
         return render(request, "registration/signup_sent.html", {"email": email})
     return render(request, "registration/signup.html", {"form": form, "next": safe_next(request)})
+
+
+def _saved(form: SignupForm, user: User) -> bool:
+    """Save the new account, unless its username is taken (in any case: "Alice" is
+    "alice"), also by a signup that saved it a moment ago (the unique constraint)."""
+    if is_username_taken(user.get_username()):
+        return False
+    try:
+        with transaction.atomic():
+            form.save_new(user)
+    except IntegrityError:
+        return False
+    return True
+
+
+def _signup_url(next_page: str) -> str:
+    return settings.SITE_URL + reverse("signup") + (
+        f"?{urlencode({'next': next_page})}" if next_page else "")
 
 
 def _owner_of(email: str) -> User | None:
