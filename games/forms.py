@@ -60,14 +60,6 @@ def fields_only(*layout: Any) -> FormHelper:
     return form_helper
 
 
-def is_email_taken(email: str, exclude: User | None = None) -> bool:
-    # Password reset mails every account with the address: one address, one account.
-    users = User.objects.filter(email__iexact=email)
-    if exclude is not None:
-        users = users.exclude(pk=exclude.pk)
-    return users.exists()
-
-
 def cleaned_name(form: forms.BaseForm, field: str) -> str:
     """A name others see in pages and email subjects: one plain line (games.words)."""
     name = clean_text(form.cleaned_data[field])
@@ -141,11 +133,9 @@ class ProfileForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["email"].initial = self.instance.user.email
 
-    def clean_email(self) -> str:
-        email = self.cleaned_data["email"]
-        if is_email_taken(email, exclude=self.instance.user):
-            raise forms.ValidationError("Another account uses this email.")
-        return email
+    # A taken email is no error here: the page would tell which addresses have accounts.
+    # The profile view asks the new address to confirm (games.views.accounts), and an
+    # address with an account hears that nothing changed.
 
     def clean_display_name(self) -> str:
         return cleaned_name(self, "display_name")
@@ -154,7 +144,7 @@ class ProfileForm(forms.ModelForm):
         data = super().clean()
         assert data is not None  # `ModelForm.clean` returns `cleaned_data`
         # Whoever holds a session (a borrowed computer) must not move the account, and with
-        # it every password reset, to an address of their own.
+        # it every password reset, to an address of their own (which also has to confirm).
         if self.email_changes() and not self.instance.user.check_password(
                 data.get("current_password") or ""):
             self.add_error("current_password",
@@ -166,10 +156,11 @@ class ProfileForm(forms.ModelForm):
         return email is not None and email.lower() != self.instance.user.email.lower()
 
     def save(self, commit: bool = True) -> Profile:
-        profile = super().save(commit=commit)
+        """The name and time zone; the email is the profile view's (a change waits for
+        the link mailed to the new address)."""
+        profile: Profile = super().save(commit=False)
         if commit:
-            profile.user.email = self.cleaned_data["email"]
-            profile.user.save(update_fields=["email"])
+            profile.save(update_fields=["display_name", "time_zone"])
         return profile
 
 

@@ -21,6 +21,13 @@ def rate_of(name: str) -> Callable[[str, HttpRequest | None], str]:
     return lambda group, request: settings.RATE_LIMITS[name]
 
 
+def allowance(name: str) -> str:
+    """Limit `name` in words: "30 per day"."""
+    count, _, period = settings.RATE_LIMITS[name].partition("/")
+    return f"{count} per " + {"s": "second", "m": "minute", "h": "hour", "d": "day"}.get(
+        period, period)
+
+
 def spend(name: str, who: str) -> bool:
     """Count one use of limit `name` by `who` (an address, a user id); False when over it.
 

@@ -237,6 +237,7 @@ RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default) for n
     "refusal": "20/d",           # refusal emails to one registered address
     "inbound": "60/h",           # emails accepted for handling from one sender
     "message": "30/h",           # messages one person writes to tables, over all games
+    "email_change": "5/d",       # changes of email one person asks for (each mails two)
 }.items()}
 RATELIMIT_VIEW = "lowenherz_site.errors.rate_limited"
 

@@ -42,6 +42,7 @@ urlpatterns = [
          name="password_reset"),
     path("accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView.as_view(),
          name="password_reset_confirm"),
+    path("accounts/email/<str:signed>/", accounts.email_confirm, name="email_confirm"),
     path("accounts/profile/", accounts.profile, name="profile"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),

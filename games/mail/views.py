@@ -6,7 +6,6 @@ from __future__ import annotations
 from datetime import timedelta
 from urllib.parse import urlencode
 
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -19,7 +18,7 @@ from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
-from games.limits import spend
+from games.limits import allowance, spend
 from games.mail import compose, notify, outbox, tokens
 from games.mail.forms import InviteByEmailForm, NotificationsForm
 from games.middleware import scope_of, scope_session
@@ -181,9 +180,7 @@ def invite(game: Game, addresses: list[str], inviter: User) -> list[str]:
 
 
 def over_the_daily_invitations(sent: list[str], unsent: list[str]) -> str:
-    count, _, period = settings.RATE_LIMITS["invitation"].partition("/")
-    per = {"s": "second", "m": "minute", "h": "hour", "d": "day"}.get(period, period)
-    return (f"you have sent as many invitations as one person may ({count} per {per}); "
+    return (f"you have sent as many invitations as one person may ({allowance('invitation')}); "
             f"not sent to {', '.join(unsent)}"
             + (f" (sent to {', '.join(sent)})" if sent else "") + "; try again later")
 

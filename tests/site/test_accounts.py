@@ -244,14 +244,21 @@ def test_editing_the_profile_saves_name_email_and_time_zone(client, alice):
     assert response["Location"] == reverse("profile")
     alice.refresh_from_db()
     alice.profile.refresh_from_db()
-    assert alice.email == "queen@example.org"
+    # Changed with issue 21: the email changes once the link sent to it is opened.
+    assert (alice.email, alice.profile.pending_email) == \
+        ("alice@example.org", "queen@example.org")
     assert (alice.profile.display_name, alice.profile.time_zone) == \
         ("Queen Alice", "Australia/Sydney")
+    text = OutgoingEmail.objects.get(kind="email_confirm", to="queen@example.org").text
+    client.post(re.search(rf"{re.escape(settings.SITE_URL)}(/accounts/email/\S+/)",
+                          text).group(1))
+    alice.refresh_from_db()
+    assert alice.email == "queen@example.org"
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("time_zone", "Berlin", "Berlin is not a time zone"),
-    ("email", "bob@example.org", "Another account uses this email"),
+    ("email", "bob@", "Enter a valid email address"),
     ("display_name", "", "This field is required"),
 ])
 def test_a_bad_profile_edit_changes_nothing(client, alice, bob, field, value, message):
