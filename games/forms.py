@@ -16,7 +16,7 @@ from crispy_forms.helper import FormHelper
 from crispy_forms.layout import Layout
 from django import forms
 from django.conf import settings
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import BaseUserCreationForm
 from django.contrib.auth.models import User
 from django.db import models
 
@@ -60,14 +60,6 @@ def fields_only(*layout: Any) -> FormHelper:
     return form_helper
 
 
-def is_email_taken(email: str, exclude: User | None = None) -> bool:
-    # Password reset mails every account with the address: one address, one account.
-    users = User.objects.filter(email__iexact=email)
-    if exclude is not None:
-        users = users.exclude(pk=exclude.pk)
-    return users.exists()
-
-
 def cleaned_name(form: forms.BaseForm, field: str) -> str:
     """A name others see in pages and email subjects: one plain line (games.words)."""
     name = clean_text(form.cleaned_data[field])
@@ -76,34 +68,51 @@ def cleaned_name(form: forms.BaseForm, field: str) -> str:
     return name
 
 
-class SignupForm(UserCreationForm):
+def is_username_taken(username: str) -> bool:
+    return User.objects.filter(username__iexact=username).exists()
+
+
+class SignupForm(BaseUserCreationForm):
+    """Not `UserCreationForm`, which says "A user with that username already exists":
+    login names are not shown to other players, and a page that tells which exist tells
+    a guesser which accounts to try. The signup view checks the name and the email and
+    answers the same page whatever it finds; only the email that follows differs."""
+
     email = forms.EmailField(help_text="For game news and for resetting your password.")
     display_name = forms.CharField(max_length=40, help_text="The name other players see.")
     time_zone = time_zone_field()
 
     field_order = ["username", "email", "display_name", "time_zone", "password1", "password2"]
 
-    class Meta(UserCreationForm.Meta):
+    class Meta(BaseUserCreationForm.Meta):
         model = User
         fields = ("username", "email")
 
-    # A taken email is no error here: the page would tell anyone whose address has an
-    # account. The signup view makes nothing and mails the address's owner instead.
+    # A taken email or username is no error here: the page would tell anyone which
+    # exist. The signup view makes nothing and says so by email instead.
+
+    def validate_unique(self) -> None:
+        """The model's unique username is the signup view's to check (see the class)."""
 
     def clean_display_name(self) -> str:
         return cleaned_name(self, "display_name")
 
     def save(self, commit: bool = True) -> User:
+        """The user, its password hashed, inactive until the link emailed to the address
+        is opened; with `commit=False` not saved yet (`save_new`)."""
         user = super().save(commit=False)
-        user.is_active = False  # until the link emailed to the address is opened
+        user.is_active = False
         if commit:
-            user.save()
-        if commit:  # the profile exists only once the user is saved (games.signals)
-            profile = user.profile
-            profile.display_name = self.cleaned_data["display_name"]
-            profile.time_zone = self.cleaned_data["time_zone"]
-            profile.save(update_fields=["display_name", "time_zone"])
+            self.save_new(user)
         return user
+
+    def save_new(self, user: User) -> None:
+        user.save()
+        # The profile exists only once the user is saved (games.signals).
+        profile = user.profile
+        profile.display_name = self.cleaned_data["display_name"]
+        profile.time_zone = self.cleaned_data["time_zone"]
+        profile.save(update_fields=["display_name", "time_zone"])
 
 
 class ProfileForm(forms.ModelForm):
@@ -124,11 +133,9 @@ class ProfileForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         self.fields["email"].initial = self.instance.user.email
 
-    def clean_email(self) -> str:
-        email = self.cleaned_data["email"]
-        if is_email_taken(email, exclude=self.instance.user):
-            raise forms.ValidationError("Another account uses this email.")
-        return email
+    # A taken email is no error here: the page would tell which addresses have accounts.
+    # The profile view asks the new address to confirm (games.views.accounts), and an
+    # address with an account hears that nothing changed.
 
     def clean_display_name(self) -> str:
         return cleaned_name(self, "display_name")
@@ -137,7 +144,7 @@ class ProfileForm(forms.ModelForm):
         data = super().clean()
         assert data is not None  # `ModelForm.clean` returns `cleaned_data`
         # Whoever holds a session (a borrowed computer) must not move the account, and with
-        # it every password reset, to an address of their own.
+        # it every password reset, to an address of their own (which also has to confirm).
         if self.email_changes() and not self.instance.user.check_password(
                 data.get("current_password") or ""):
             self.add_error("current_password",
@@ -149,10 +156,11 @@ class ProfileForm(forms.ModelForm):
         return email is not None and email.lower() != self.instance.user.email.lower()
 
     def save(self, commit: bool = True) -> Profile:
-        profile = super().save(commit=commit)
+        """The name and time zone; the email is the profile view's (a change waits for
+        the link mailed to the new address)."""
+        profile: Profile = super().save(commit=False)
         if commit:
-            profile.user.email = self.cleaned_data["email"]
-            profile.user.save(update_fields=["email"])
+            profile.save(update_fields=["display_name", "time_zone"])
         return profile
 
 

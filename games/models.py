@@ -35,6 +35,11 @@ class Profile(models.Model):
                                 related_name="profile")
     display_name = models.CharField(max_length=40)
     time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
+    # An address the person asked to change to, and when: `User.email` stays the one
+    # proven until the link emailed here is opened (games.views.accounts), so that every
+    # email, the inbound sender check and invitations trust proven addresses only.
+    pending_email = models.EmailField(blank=True)
+    pending_email_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.display_name

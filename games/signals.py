@@ -19,8 +19,13 @@ from games.models import Profile
 # Sent by the account pages (games.views), received by the mail wing (games.mail.compose),
 # which the pages may not import: the old address hears of a change to its account...
 email_changed = Signal()  # user, old_email
+# A new address waits for its link (confirm_url); the old one hears it was asked for. An
+# address another account has (holder) gets no link, only word that nothing changed.
+email_change_asked = Signal()  # user, new_email, confirm_url, holder (User or None)
 # ...and an address that has an account hears that someone tried to sign up with it.
 signup_with_taken_email = Signal()  # user (the account that has the address)
+# ...and an address that asked for a username an account has hears to choose another.
+signup_with_taken_name = Signal()  # email, username, signup_url
 # A new account waits for the link that proves its address.
 signup_started = Signal()  # user, confirm_url
 

@@ -233,13 +233,17 @@ else:
 if os.environ.get("SECURE_HSTS_PRELOAD") is not None and not SECURE_HSTS_PRELOAD:
     SILENCED_SYSTEM_CHECKS.append("security.W021")
 
-# django-axes: failed logins counted per account and, separately, per address; after
-# AXES_FAILURE_LIMIT of either, logins are refused for the cool-off, even with the right
-# password. A success resets the account's count.
+# django-axes: failed logins counted per account and address together, and per address
+# over all accounts; after AXES_FAILURE_LIMIT of either, logins are refused for the
+# cool-off, even with the right password. Never per account alone: strangers' failures
+# from their own addresses must not lock its owner out (issue 21); a guesser spread over
+# many addresses gets AXES_FAILURE_LIMIT tries from each, against passwords the
+# validators below keep out of guessing range. A success resets its pair's and its
+# address's counts; a completed password reset does too (games.views.accounts).
 AXES_HANDLER = "axes.handlers.cache.AxesCacheHandler"
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "errors/locked_out.html"
 AXES_CLIENT_IP_CALLABLE = "lowenherz_site.client_ip.client_ip"
@@ -258,6 +262,7 @@ RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default) for n
                                  # or per origin (any other: the server that handed it over)
     "reply_dropped": "1/d",      # "your reply was dropped" notices to one player
     "message": "30/h",           # messages one person writes to tables, over all games
+    "email_change": "5/d",       # changes of email one person asks for (each mails two)
 }.items()}
 RATELIMIT_VIEW = "lowenherz_site.errors.rate_limited"
 

@@ -295,6 +295,25 @@ def email_changed(user: User, old_email: str) -> None:
     _send("email_changed", user, context, to=old_email)
 
 
+def email_change_asked(user: User, new_email: str, confirm_url: str,
+                       holder: User | None) -> None:
+    """A new address for the account: the link that proves it goes to that address (if
+    another account has it, word that nothing changed goes there instead); the old one,
+    still the account's, hears of it before anything changes."""
+    if holder is not None:
+        _send("email_change_taken", holder, {
+            "name": display_name(holder), "username": holder.get_username(),
+            "reset_url": settings.SITE_URL + reverse("password_reset")}, to=new_email)
+    else:
+        _send("email_confirm", user, {
+            "name": display_name(user), "username": user.get_username(),
+            "new_email": new_email, "confirm_url": confirm_url,
+            "hours": settings.PASSWORD_RESET_TIMEOUT // 3600}, to=new_email)
+    _send("email_change_asked", user, {
+        "name": display_name(user), "username": user.get_username(),
+        "old_email": user.email, "new_email": new_email, "site_url": settings.SITE_URL})
+
+
 def signup_confirm(user: User, confirm_url: str) -> None:
     """The link that finishes signing up: proof that the address is its owner's."""
     _send("signup_confirm", user, {"name": display_name(user), "username": user.get_username(),
@@ -310,14 +329,35 @@ def signup_taken(user: User) -> None:
         "reset_url": settings.SITE_URL + reverse("password_reset")})
 
 
+def signup_name_taken(to: str, username: str, signup_url: str) -> None:
+    """Someone signed up with this address and a username an account has: the page
+    said nothing (it tells nobody which names exist), this email says to choose another.
+    To the address only: the account with the name is nobody's business here."""
+    _send("signup_name_taken", None, {
+        "username": username, "signup_url": signup_url,
+        "login_url": settings.SITE_URL + reverse("login")}, to=to)
+
+
 @receiver(signals.email_changed)
 def _on_email_changed(sender: Any, user: User, old_email: str, **kwargs: Any) -> None:
     email_changed(user, old_email)
 
 
+@receiver(signals.email_change_asked)
+def _on_email_change_asked(sender: Any, user: User, new_email: str, confirm_url: str,
+                           holder: User | None, **kwargs: Any) -> None:
+    email_change_asked(user, new_email, confirm_url, holder)
+
+
 @receiver(signals.signup_started)
 def _on_signup_started(sender: Any, user: User, confirm_url: str, **kwargs: Any) -> None:
     signup_confirm(user, confirm_url)
+
+
+@receiver(signals.signup_with_taken_name)
+def _on_signup_with_taken_name(sender: Any, email: str, username: str, signup_url: str,
+                               **kwargs: Any) -> None:
+    signup_name_taken(email, username, signup_url)
 
 
 @receiver(signals.signup_with_taken_email)

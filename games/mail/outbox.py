@@ -56,7 +56,9 @@ Status = OutgoingEmail.Status
 # Answers to a person's own email, and news of their account (signing up, a changed
 # address): sent whatever their preferences, without unsubscribe.
 TRANSACTIONAL = frozenset({"move_accepted", "move_refused", "refusal", "reply_dropped",
-                           "email_changed", "signup_confirm", "signup_taken"})
+                           "email_changed", "signup_confirm", "signup_taken",
+                           "signup_name_taken", "email_confirm", "email_change_asked",
+                           "email_change_taken"})
 # Asks for moves: never held for the digest, whatever the caller says.
 ASKS = frozenset({"your_turn", "reminder"})
 MAX_ATTEMPTS = 10

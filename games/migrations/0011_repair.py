@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0009_housekeeping_indexes'),
+        ('games', '0010_pending_email'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -152,6 +152,24 @@ def profile_data(**changes: str) -> dict[str, str]:
             **changes}
 
 
+def ask_for(client: Client, email: str):
+    return client.post(reverse("profile"), profile_data(email=email,
+                                                        current_password=PASSWORD))
+
+
+def email_link(to: str = "queen@example.org") -> str:
+    """The link of the newest "confirm your new email address" email to `to`, as a path."""
+    text = OutgoingEmail.objects.filter(kind="email_confirm", to=to).latest("id").text
+    url = re.search(rf"{re.escape(settings.SITE_URL)}(/accounts/email/\S+/)", text)
+    assert url is not None, text
+    return url.group(1)
+
+
+def email_of(user: User) -> str:
+    user.refresh_from_db()
+    return user.email
+
+
 @pytest.mark.parametrize("password", ["", "not the password"])
 def test_changing_the_email_needs_the_current_password(client, alice, password):
     client.force_login(alice)
@@ -159,7 +177,7 @@ def test_changing_the_email_needs_the_current_password(client, alice, password):
     assert "Write your current password to change the email" in response.content.decode()
     alice.refresh_from_db()
     assert alice.email == "alice@example.org"
-    assert not OutgoingEmail.objects.filter(kind="email_changed").exists()
+    assert not OutgoingEmail.objects.filter(kind__startswith="email_").exists()
 
 
 def test_other_profile_changes_need_no_password(client, alice):
@@ -178,9 +196,137 @@ def test_a_changed_email_is_told_to_the_old_address(client, alice):
     Notifications.objects.create(user=alice, mode=EmailPreference.OFF)  # told all the same
     client.force_login(alice)
     client.post(reverse("profile"), profile_data(current_password=PASSWORD))
+    asked = OutgoingEmail.objects.get(kind="email_change_asked")
+    assert asked.to == "alice@example.org" and "queen@example.org" in asked.text
+    assert "Nothing has changed yet" in asked.text
+    client.post(email_link())
     told = OutgoingEmail.objects.get(kind="email_changed")
     assert told.to == "alice@example.org" and told.user == alice
     assert "queen@example.org" in told.text and "someone knows your password" in told.text
+
+
+# --- issue 21: a new email takes effect once confirmed from it ---------------------------------
+
+
+def test_a_new_email_waits_for_the_link_sent_to_it(client, alice):
+    client.force_login(alice)
+    assert ask_for(client, "queen@example.org")["Location"] == reverse("profile")
+    assert email_of(alice) == "alice@example.org"  # not yet
+    page = client.get(reverse("profile")).content.decode()
+    assert 'id="pending-email"' in page and "queen@example.org" in page
+    sent = OutgoingEmail.objects.get(kind="email_confirm")
+    assert sent.to == "queen@example.org" and sent.user == alice
+    assert not OutgoingEmail.objects.filter(kind="email_changed").exists()
+    assert 'id="email-confirm"' in client.get(email_link()).content.decode()  # GET asks
+    assert email_of(alice) == "alice@example.org"
+    assert client.post(email_link())["Location"] == reverse("profile")
+    assert email_of(alice) == "queen@example.org"
+    assert 'id="pending-email"' not in client.get(reverse("profile")).content.decode()
+    again = client.post(email_link())  # once
+    assert again.status_code == 410 and 'id="email-link-invalid"' in again.content.decode()
+
+
+def test_the_link_alone_does_not_change_the_email(client, alice, bob):
+    # An address mistyped into a stranger's mailbox must not take the account.
+    client.force_login(alice)
+    ask_for(client, "queen@example.org")
+    stranger = Client()
+    assert stranger.post(email_link())["Location"].startswith(reverse("login"))
+    stranger.force_login(bob)
+    answer = stranger.post(email_link())
+    assert answer.status_code == 410 and "This link is for another account" in \
+        answer.content.decode()
+    assert email_of(alice) == "alice@example.org" and email_of(bob) == "bob@example.org"
+
+
+def test_asking_for_another_address_ends_the_older_link(client, alice):
+    client.force_login(alice)
+    ask_for(client, "queen@example.org")
+    older = email_link()
+    ask_for(client, "king@example.org")
+    assert client.post(older).status_code == 410
+    client.post(email_link("king@example.org"))
+    assert email_of(alice) == "king@example.org"
+
+
+def test_an_expired_link_changes_nothing(client, alice, settings):
+    client.force_login(alice)
+    ask_for(client, "queen@example.org")
+    settings.PASSWORD_RESET_TIMEOUT = -1  # every link is older than links live
+    answer = client.post(email_link())
+    assert answer.status_code == 410 and "This link has expired" in answer.content.decode()
+    assert email_of(alice) == "alice@example.org"
+
+
+def test_a_tampered_link_changes_nothing(client, alice):
+    client.force_login(alice)
+    ask_for(client, "queen@example.org")
+    link = email_link()
+    assert client.post(link.replace("/accounts/email/", "/accounts/email/x")).status_code \
+        == 410
+    assert email_of(alice) == "alice@example.org"
+
+
+def without_csrf(page: bytes, *addresses: str) -> str:
+    text = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", page.decode())
+    for address in addresses:
+        text = text.replace(address, "X")
+    return text
+
+
+def test_an_address_with_an_account_is_not_told_on_the_page(client, alice, bob):
+    # Issue 21: the profile said "Another account uses this email".
+    client.force_login(alice)
+    taken = client.post(reverse("profile"), profile_data(
+        email="BOB@example.org", current_password=PASSWORD), follow=True)
+    free = client.post(reverse("profile"), profile_data(
+        email="queen@example.org", current_password=PASSWORD), follow=True)
+    assert taken.redirect_chain == free.redirect_chain
+    assert without_csrf(taken.content, "BOB@example.org") == \
+        without_csrf(free.content, "queen@example.org")
+    told = OutgoingEmail.objects.get(kind="email_change_taken")
+    assert told.to == "BOB@example.org" and told.user == bob and "nothing was changed" in \
+        told.text
+    assert not OutgoingEmail.objects.filter(kind="email_confirm", to__iexact="bob@example.org")
+
+
+def test_an_address_taken_before_the_link_is_opened_changes_nothing(client, alice):
+    client.force_login(alice)
+    ask_for(client, "queen@example.org")
+    User.objects.create_user("queen", "queen@example.org", PASSWORD)
+    answer = client.post(email_link())
+    assert answer.status_code == 410 and "Another account has this email address now" in \
+        answer.content.decode()
+    assert email_of(alice) == "alice@example.org"
+
+
+def test_a_signup_never_confirmed_does_not_hold_the_new_address(client, alice):
+    squatter = User.objects.create_user("squatter", "queen@example.org", PASSWORD,
+                                        is_active=False)
+    client.force_login(alice)
+    ask_for(client, "queen@example.org")
+    client.post(email_link())
+    assert email_of(alice) == "queen@example.org"
+    assert not User.objects.filter(pk=squatter.pk).exists()
+
+
+def test_changes_of_email_are_limited(client, alice, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "email_change": "1/d"}
+    client.force_login(alice)
+    ask_for(client, "queen@example.org")
+    answer = ask_for(client, "king@example.org")
+    assert "You have asked to change your email as often as one may (1 per day)" in \
+        answer.content.decode()
+    assert not OutgoingEmail.objects.filter(to="king@example.org").exists()
+    alice.profile.refresh_from_db()
+    assert alice.profile.pending_email == "queen@example.org"
+
+
+def test_an_address_waiting_for_its_link_gets_no_password_reset(client, alice, mailoutbox):
+    client.force_login(alice)
+    ask_for(client, "queen@example.org")
+    client.post(reverse("password_reset"), {"email": "queen@example.org"})
+    assert mailoutbox == []
 
 
 def test_the_password_change_page_asks_for_the_old_password(client, alice):

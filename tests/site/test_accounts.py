@@ -110,6 +110,33 @@ def test_signing_up_with_a_taken_email_says_nothing_and_tells_the_owner(client, 
     assert "alice" in told.text and "No new account was made" in told.text
 
 
+@pytest.mark.parametrize("username", ["alice", "ALICE"])
+def test_signing_up_with_a_taken_username_says_nothing_and_mails_the_address(client, alice,
+                                                                            username):
+    # Issue 21: the page said "A user with that username already exists" (Django's).
+    taken = client.post(reverse("signup"), signup_data(username=username, next="/invite/x/"))
+    fresh = client.post(reverse("signup"), signup_data(username="frank",
+                                                       email="frank@example.org"))
+    assert taken.status_code == fresh.status_code == 200
+    assert taken.content.decode().replace("erin@example.org", "X") == \
+        fresh.content.decode().replace("frank@example.org", "X")
+    assert not User.objects.filter(email="erin@example.org").exists()
+    told = OutgoingEmail.objects.get(kind="signup_name_taken")
+    assert told.to == "erin@example.org" and told.user is None
+    assert f'as "{username}", but another account has that username' in told.text
+    assert f"{settings.SITE_URL}/accounts/signup/?next=%2Finvite%2Fx%2F" in told.text
+    assert not OutgoingEmail.objects.filter(to="alice@example.org").exists()
+
+
+def test_a_username_taken_a_moment_before_is_told_the_same_way(client, alice, monkeypatch):
+    # Two signups for one name at once: both found it free, the second save fails.
+    monkeypatch.setattr("games.views.accounts.is_username_taken", lambda name: False)
+    page = client.post(reverse("signup"), signup_data(username="alice"))
+    assert page.status_code == 200 and 'id="signup-sent"' in page.content.decode()
+    assert OutgoingEmail.objects.get(kind="signup_name_taken").to == "erin@example.org"
+    assert not User.objects.filter(email="erin@example.org").exists()
+
+
 def test_a_signup_never_confirmed_does_not_hold_the_address(client, db):
     client.post(reverse("signup"), signup_data(username="squatter"))
     client.post(reverse("signup"), signup_data())
@@ -217,14 +244,21 @@ def test_editing_the_profile_saves_name_email_and_time_zone(client, alice):
     assert response["Location"] == reverse("profile")
     alice.refresh_from_db()
     alice.profile.refresh_from_db()
-    assert alice.email == "queen@example.org"
+    # Changed with issue 21: the email changes once the link sent to it is opened.
+    assert (alice.email, alice.profile.pending_email) == \
+        ("alice@example.org", "queen@example.org")
     assert (alice.profile.display_name, alice.profile.time_zone) == \
         ("Queen Alice", "Australia/Sydney")
+    text = OutgoingEmail.objects.get(kind="email_confirm", to="queen@example.org").text
+    client.post(re.search(rf"{re.escape(settings.SITE_URL)}(/accounts/email/\S+/)",
+                          text).group(1))
+    alice.refresh_from_db()
+    assert alice.email == "queen@example.org"
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("time_zone", "Berlin", "Berlin is not a time zone"),
-    ("email", "bob@example.org", "Another account uses this email"),
+    ("email", "bob@", "Enter a valid email address"),
     ("display_name", "", "This field is required"),
 ])
 def test_a_bad_profile_edit_changes_nothing(client, alice, bob, field, value, message):

@@ -5,6 +5,8 @@ and record, the deadline buttons; absent from the lobby's and the archive's list
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -15,7 +17,7 @@ from django.utils import timezone
 
 from games.mail import outbox
 from games.models import Game, OutgoingEmail
-from tests.site.conftest import three_player_game
+from tests.site.conftest import PASSWORD, three_player_game
 
 NAME = "Secret garden"
 PAGES = ["game", "game_json"]
@@ -81,6 +83,31 @@ def invitation(game: Game, to: str) -> OutgoingEmail:
 def test_an_invitation_email_to_my_address_lets_me_see_the_game(private, dave):
     invitation(private, dave.email.upper())  # addresses compare without case
     assert status(as_user(dave), "game", private) == 200
+
+
+def test_an_address_not_confirmed_yet_is_not_invited(private, dave):
+    # Issue 21: changing one's email to an invited address opened the game at once.
+    invitation(private, "friend@example.org")
+    client = as_user(dave)
+    client.post(reverse("profile"), {"display_name": "Dave", "time_zone": "UTC",
+                                     "email": "friend@example.org",
+                                     "current_password": PASSWORD})
+    assert status(client, "game", private) == 404
+    text = OutgoingEmail.objects.get(kind="email_confirm", to="friend@example.org").text
+    client.post(re.search(r"(/accounts/email/\S+/)", text).group(1))  # proven: invited
+    assert status(client, "game", private) == 200
+
+
+def test_a_signup_not_confirmed_yet_is_not_invited(private, client):
+    invitation(private, "friend@example.org")
+    client.post(reverse("signup"), {
+        "username": "friend", "email": "friend@example.org", "display_name": "Friend",
+        "time_zone": "UTC", "password1": PASSWORD, "password2": PASSWORD})
+    client.post(reverse("login"), {"username": "friend", "password": PASSWORD})
+    assert status(client, "game", private) == 404  # no login before the link
+    text = OutgoingEmail.objects.get(kind="signup_confirm", to="friend@example.org").text
+    client.post(re.search(r"(/accounts/signup/\S+)", text).group(1))
+    assert status(client, "game", private) == 200
 
 
 def test_an_email_of_another_kind_or_game_or_address_does_not(private, game, dave):

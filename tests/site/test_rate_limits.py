@@ -4,6 +4,8 @@ cache (Redis here); conftest's `fresh_limits` empties them before each test."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -12,6 +14,8 @@ from django.urls import reverse
 from games import services
 from games.models import Game, OutgoingEmail
 from tests.site.conftest import PASSWORD
+
+NEW_PASSWORD = "another long passphrase"
 
 
 @pytest.fixture(autouse=True)
@@ -43,14 +47,42 @@ def test_ten_wrong_passwords_lock_the_account_even_for_the_right_one(client, ali
     text = response.content.decode()
     assert response.status_code == 429 and 'id="locked-out"' in text
     assert "Try again in 15 minutes" in text and 'href="/accounts/password_reset/"' in text
+    assert "log in with the new one at once" in text
     assert not logged_in(client)
 
 
-def test_the_lockout_follows_the_account_from_any_address(client, alice):
+def test_strangers_failures_do_not_lock_the_owner_out(client, alice):
+    # Changed with issue 21: the lockout followed the account from any address, so ten
+    # wrong guesses by anyone kept its owner out.
     for n in range(settings.AXES_FAILURE_LIMIT):
-        log_in(client, "alice", "guess", address=f"10.0.1.{n}")
-    assert log_in(client, "alice", PASSWORD, address="10.0.2.1").status_code == 429
-    assert not logged_in(client)
+        log_in(client, "alice", "guess", address=f"10.0.1.{n}")  # one from each address
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        log_in(client, "alice", "guess", address="10.0.9.9")  # ten from one address
+    assert log_in(client, "alice", PASSWORD, address="10.0.9.9").status_code == 429
+    assert log_in(client, "alice", PASSWORD, address="10.0.2.1").status_code == 302
+    assert logged_in(client)
+
+
+def test_the_stranger_stays_locked_after_the_owner_logs_in(client, alice):
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        log_in(client, "alice", "guess", address="10.0.9.9")
+    assert log_in(client, "alice", PASSWORD, address="10.0.2.1").status_code == 302
+    client.post(reverse("logout"))
+    assert log_in(client, "alice", PASSWORD, address="10.0.9.9").status_code == 429
+
+
+def test_the_owner_behind_a_locked_address_gets_in_by_a_password_reset(client, alice,
+                                                                       mailoutbox):
+    # Strangers sharing the owner's address (one office, one carrier's NAT) locked it.
+    for n in range(settings.AXES_FAILURE_LIMIT):
+        log_in(client, f"someone{n}", "guess")
+    assert log_in(client, "alice", PASSWORD).status_code == 429
+    reset(client, "alice@example.org")
+    link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+)", mailoutbox[0].body).group(1)
+    form_url = client.get(link, REMOTE_ADDR="10.0.0.1")["Location"]
+    client.post(form_url, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+                REMOTE_ADDR="10.0.0.1")
+    assert log_in(client, "alice", NEW_PASSWORD).status_code == 302 and logged_in(client)
 
 
 def test_the_lockout_follows_the_address_over_accounts(client, alice, bob):
