@@ -292,7 +292,17 @@ def cmd_test(extra: list[str]) -> None:
     run(str(BIN / "lint-imports"))  # the import contract in pyproject.toml
     run(str(BIN / "mypy"))  # the types, as [tool.mypy] in pyproject.toml says
     check_deploy()
-    run(str(PYTHON), "-m", "pytest", *extra)
+    run(str(PYTHON), "-m", "pytest", *parallel(extra), *extra)
+
+
+def parallel(extra: list[str]) -> list[str]:
+    """Two test processes (pytest-xdist) unless the arguments choose: the suite waits on
+    workers, browsers and sockets much of its time, and this machine has two cores. A
+    file's tests stay in one process (--dist loadfile): a module's fixtures are built
+    once, and the fault tests' cluster stays whole."""
+    if any(arg.startswith(("-n", "--numprocesses", "--dist")) for arg in extra):
+        return []
+    return ["-n", "2", "--dist", "loadfile"]
 
 
 def check_deploy() -> None:

@@ -9,8 +9,29 @@ from __future__ import annotations
 
 import os
 import secrets
+from urllib.parse import urlsplit, urlunsplit
 
 os.environ.setdefault("SECRET_KEY", secrets.token_urlsafe(50))
 os.environ.setdefault("INBOUND_SECRET", f"lowenherz:{secrets.token_urlsafe(24)}")
 
-from lowenherz_site.settings import *  # noqa: F403
+
+def _redis_of_this_process(url: str, worker: str) -> str:
+    """Under pytest-xdist, each test process (gw0, gw1, ...) gets a Redis database of its
+    own: the site's cache keys (rate limits, login failures), which every test clears, and
+    the queues must not be shared with the other process's tests. gw0 keeps the URL's
+    database; the others count down from two below it (the benchmark's own is 13)."""
+    index = int(worker.removeprefix("gw") or 0)
+    if not url or index == 0:
+        return url
+    parts = urlsplit(url)
+    database = parts.path.strip("/")
+    number = int(database) if database.isdigit() else 0
+    return urlunsplit(parts._replace(path=f"/{(number - 2 - index) % 16}"))
+
+
+for _name in ("REDIS_URL", "CACHE_URL"):
+    if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(_name):
+        os.environ[_name] = _redis_of_this_process(os.environ[_name],
+                                                    os.environ["PYTEST_XDIST_WORKER"])
+
+from lowenherz_site.settings import *  # noqa: E402, F403
