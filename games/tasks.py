@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from celery import Task, shared_task
+from django.conf import settings
 from django.db import InterfaceError
 from django.db import OperationalError as DatabaseDown
 from django.dispatch import receiver
@@ -27,20 +28,48 @@ from games.mail import notify, outbox
 
 logger = logging.getLogger(__name__)
 
-# Tasks that survive (issue 8). Each is idempotent (it checks, under a lock, whether the
-# world moved on, and then does nothing), so each is acknowledged only after it ran
-# (acks_late) and given back to the queue if its worker process dies (reject_on_worker_lost);
-# a database or broker error is retried with back-off. What even that loses (a flushed
-# Redis, too many retries) the recovery pass finds again in the database.
-SURVIVES: dict[str, Any] = {
-    "acks_late": True,
-    "reject_on_worker_lost": True,
-    "autoretry_for": (DatabaseDown, InterfaceError, KombuError, RedisError, OSError),
-    "retry_backoff": 1,
-    "retry_backoff_max": 60,
-    "retry_jitter": True,
-    "max_retries": 8,
-}
+# A Redis broker hands a message that a worker took and has not acknowledged to another
+# worker after the visibility timeout. A task with a countdown (a held email's flush, a
+# retry's back-off) is taken at once and held by the worker until it is due, and every
+# task here is acknowledged after it ran (acks_late): its wait and its run must both fit
+# in the visibility timeout, or it runs twice (issue 21). This much is left for the worker
+# to take it, hand it to a pool process and acknowledge it, and for clocks a little apart.
+COUNTDOWN_MARGIN_SECONDS = 10
+REDIS_VISIBILITY_TIMEOUT = 3600  # kombu's default, where the settings name none
+
+
+def longest_countdown() -> float:
+    """The longest a task may wait in the broker for its time (a countdown, a retry's
+    back-off), from the settings: the visibility timeout less the longest run
+    (TASK_TIME_LIMIT_SECONDS) and the margin. A longer wait is the database's: a due
+    time in a row, which the sweep (every RECOVERY_INTERVAL_SECONDS) acts on."""
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get(
+        "visibility_timeout", REDIS_VISIBILITY_TIMEOUT)
+    return max(0.0, visibility - settings.TASK_TIME_LIMIT_SECONDS - COUNTDOWN_MARGIN_SECONDS)
+
+
+RETRY_BACKOFF_MAX_SECONDS = 60
+
+
+def survives() -> dict[str, Any]:
+    """Tasks that survive (issue 8). Each is idempotent (it checks, under a lock, whether
+    the world moved on, and then does nothing), so each is acknowledged only after it ran
+    (acks_late) and given back to the queue if its worker process dies
+    (reject_on_worker_lost); a database or broker error is retried with back-off, never
+    longer than `longest_countdown`. What even that loses (a flushed Redis, too many
+    retries) the recovery pass finds again in the database."""
+    return {
+        "acks_late": True,
+        "reject_on_worker_lost": True,
+        "autoretry_for": (DatabaseDown, InterfaceError, KombuError, RedisError, OSError),
+        "retry_backoff": 1,
+        "retry_backoff_max": int(min(RETRY_BACKOFF_MAX_SECONDS, longest_countdown())),
+        "retry_jitter": True,
+        "max_retries": 8,
+    }
+
+
+SURVIVES = survives()
 
 
 @shared_task(**SURVIVES)
@@ -68,11 +97,6 @@ def send_email(email_id: int) -> bool:
 @shared_task(**SURVIVES)
 def flush_held(user_id: int, game_id: int) -> bool:
     return notify.flush(user_id, game_id)
-
-
-# A held email due later than this is left to the sweep: a Redis broker redelivers a
-# task that waits longer than its visibility timeout.
-HELD_TASK_MAX_SECONDS = 600
 
 
 @shared_task(**SURVIVES)
@@ -112,8 +136,12 @@ def tidy() -> dict[str, int]:
 def queue(task: Task, *args: int, countdown: float | None = None) -> None:
     """Queue a task after the commit that made it owed. The commit is what counts: if
     the broker cannot be reached, the person still sees their move accepted, the
-    failure is logged, and the recovery pass queues the task once the broker is back."""
+    failure is logged, and the recovery pass queues the task once the broker is back.
+    `countdown`: at most `longest_countdown()`."""
     try:
+        if countdown is not None and countdown > longest_countdown():
+            raise ValueError(f"a countdown of {countdown:.0f} s outlasts the broker's "
+                             f"visibility timeout: the sweep's work (longest_countdown)")
         try:
             _apply(task, args, countdown)
         except InconsistencyError:
@@ -167,5 +195,5 @@ def _send_soon(email_id: int, **_: Any) -> None:
 
 @receiver(outbox.email_held, dispatch_uid="games.tasks.flush_held")
 def _flush_when_due(user_id: int, game_id: int, seconds: float, **_: Any) -> None:
-    if seconds <= HELD_TASK_MAX_SECONDS:  # later ones: the sweep, every minute
-        queue(flush_held, user_id, game_id, countdown=seconds + 1)
+    if seconds + 1 <= longest_countdown():  # later ones: the sweep (their due time is
+        queue(flush_held, user_id, game_id, countdown=seconds + 1)  # in their rows)
