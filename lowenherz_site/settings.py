@@ -265,6 +265,10 @@ TASK_TIME_LIMIT_SECONDS = env_int("TASK_TIME_LIMIT_SECONDS", 120)
 # a task the database says is owed may be in flight before it is queued again.
 RECOVERY_INTERVAL_SECONDS = env_int("RECOVERY_INTERVAL_SECONDS", 60)
 RECOVERY_GRACE_SECONDS = env_int("RECOVERY_GRACE_SECONDS", 30)
+# A task still waiting in its queue (behind a backlog) is not queued again (games.tasks:
+# its mark in Redis, cleared when a worker starts it), for at most this long: a message
+# waiting longer is taken for lost, and the recovery pass may queue one more copy.
+RECOVERY_QUEUED_SECONDS = env_int("RECOVERY_QUEUED_SECONDS", 1800)
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # A message a worker took and never acknowledged (it died) goes back to the queue
