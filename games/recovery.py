@@ -8,7 +8,11 @@ killed, a database connection cut); the game's row still says what is owed. So e
 beat (`games.tasks.sweep_once`, every RECOVERY_INTERVAL_SECONDS) this pass takes the
 games owed work for longer than RECOVERY_GRACE_SECONDS, through the partial index
 `game_work_due` (its cost grows with the games owed work, not with all games), and
-queues their tasks again.
+queues their tasks again: those whose message is gone. A task whose message still waits
+in its queue, behind a backlog longer than the grace, is not queued again (`games.tasks`
+marks each message in the broker's Redis until a worker starts it), so a backlog holds
+one copy of each task however many passes run; a flushed Redis loses its marks with its
+messages, and a worker killed in a task has cleared its mark, so their work is queued.
 
 Everything it queues is idempotent by construction: `services.resolve` and
 `play_computer` check the phase number under the row lock, `notify.phase_changed`
@@ -65,5 +69,6 @@ def _recover(game_id: int, now: datetime) -> None:
         game.work_due_since = now if work else None
         game.save(update_fields=["work_due_since"])
         if work:
-            logger.warning("recovery: game %s is owed %s; queuing it again", game_id, work)
+            logger.warning("recovery: game %s is owed %s; queuing what is not waiting in a queue",
+                           game_id, work)
             services.announce(work)

@@ -301,6 +301,10 @@ RECOVERY_GRACE_SECONDS = env_int("RECOVERY_GRACE_SECONDS", 30)
 RESOLVE_MAX_ATTEMPTS = env_int("RESOLVE_MAX_ATTEMPTS", 3)
 if RESOLVE_MAX_ATTEMPTS < 1:
     raise ValueError(f"RESOLVE_MAX_ATTEMPTS must be 1 or more, not {RESOLVE_MAX_ATTEMPTS}")
+# A task still waiting in its queue (behind a backlog) is not queued again (games.tasks:
+# its mark in Redis, cleared when a worker starts it), for at most this long: a message
+# waiting longer is taken for lost, and the recovery pass may queue one more copy.
+RECOVERY_QUEUED_SECONDS = env_int("RECOVERY_QUEUED_SECONDS", 1800)
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # A message a worker took and never acknowledged (it died) goes back to the queue

@@ -490,10 +490,11 @@ def test_a_held_confirmation_queues_the_task_that_sends_it_when_due(
     monkeypatch.setattr(tasks.flush_held, "apply_async",
                         lambda args, **options: queued.append((args, options)))
     monkeypatch.setattr(tasks.send_email, "apply_async", lambda *args, **options: None)
+    # A window the broker may hold a task for (issue 21: the longer ones are the sweep's).
+    window = settings.EMAIL_COALESCE_SECONDS = int(tasks.longest_countdown()) - 1
     with django_capture_on_commit_callbacks(execute=True):
         compose.move_reply(seat(game, alice), True, ["decide 3"], "Accepted: decide 3.")
     ((args, options),) = queued
-    window = settings.EMAIL_COALESCE_SECONDS
     assert args == (alice.pk, game.pk) and window < options["countdown"] <= window + 1
     assert not tasks.flush_held(alice.pk, game.pk)  # early (a clock apart): nothing yet
     settings.EMAIL_COALESCE_SECONDS = 0
@@ -508,6 +509,73 @@ def test_a_held_confirmation_queues_the_task_that_sends_it_when_due(
         compose.results(game, seat(game, alice), game.phase_number,  # sweep sends them
                         hold_until=timezone.now() + timedelta(hours=6))
     assert queued == []
+
+
+# --- no task waits in the broker longer than its visibility timeout (issue 21) ------------
+
+
+def short_timeout(settings) -> None:
+    """A deployment with a short visibility timeout (30 s tasks: Redis redelivers after
+    60 s), and confirmations held longer than that (120 s, the default)."""
+    settings.TASK_TIME_LIMIT_SECONDS = 30
+    settings.CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 60}
+    settings.EMAIL_COALESCE_SECONDS = 120
+
+
+def fits(countdown: float) -> bool:
+    """A countdown's task, taken by a worker at once and acknowledged after its longest
+    run, is acknowledged within the visibility timeout."""
+    visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get(
+        "visibility_timeout", tasks.REDIS_VISIBILITY_TIMEOUT)
+    return countdown + settings.TASK_TIME_LIMIT_SECONDS < visibility
+
+
+@pytest.mark.parametrize("deployment", ["as set", "short timeout"])
+def test_no_held_email_waits_in_the_broker_past_its_visibility_timeout(
+        deployment, monkeypatch, settings):
+    if deployment == "short timeout":
+        short_timeout(settings)
+    countdowns: list[float] = []
+    monkeypatch.setattr(tasks.flush_held, "apply_async",
+                        lambda args, countdown, **_: countdowns.append(countdown))
+    waits = [0, 1, 5, 19, 20, 21, 29, 30, 59, 60, 119, 120, 600, 3600, 6 * 3600]
+    for seconds in waits:
+        outbox.email_held.send(sender=OutgoingEmail, user_id=1, game_id=1, seconds=seconds)
+    assert countdowns and all(fits(countdown) for countdown in countdowns), countdowns
+    assert len(countdowns) < len(waits)  # the others: the sweep's
+
+
+@pytest.mark.parametrize("deployment", ["as set", "short timeout"])
+def test_no_retry_waits_in_the_broker_past_its_visibility_timeout(deployment, settings):
+    if deployment == "short timeout":
+        short_timeout(settings)
+    assert fits(tasks.survives()["retry_backoff_max"])
+    if deployment == "as set":  # the tasks' own, made from the settings at import
+        for task in (tasks.resolve_phase, tasks.notify_phase, tasks.send_email,
+                     tasks.flush_held, tasks.sweep):
+            assert task.retry_backoff_max == tasks.survives()["retry_backoff_max"]
+
+
+def test_a_countdown_past_the_visibility_timeout_is_refused_and_logged(monkeypatch, caplog):
+    sent: list[tuple] = []
+    monkeypatch.setattr(tasks.flush_held, "apply_async", lambda *a, **k: sent.append(a))
+    tasks.queue(tasks.flush_held, 1, 1, countdown=tasks.longest_countdown() + 1)
+    assert sent == []
+    assert "outlasts the broker's visibility timeout" in caplog.text
+
+
+def test_a_confirmation_held_past_a_short_visibility_timeout_is_sent_by_the_sweep(
+        game, alice, monkeypatch, settings, django_capture_on_commit_callbacks):
+    short_timeout(settings)
+    held: list[tuple] = []
+    monkeypatch.setattr(tasks.flush_held, "apply_async", lambda *a, **k: held.append(a))
+    monkeypatch.setattr(tasks.send_email, "apply_async", lambda *a, **k: None)
+    with django_capture_on_commit_callbacks(execute=True):
+        compose.move_reply(seat(game, alice), True, ["decide 3"], "Accepted: decide 3.")
+    (email,) = sent_to(alice, "move_accepted")
+    assert held == [] and email.status == Status.COALESCING  # no task waits 121 s in Redis
+    tasks.sweep_once(timezone.now() + timedelta(seconds=settings.EMAIL_COALESCE_SECONDS + 1))
+    assert fresh_email(email).status == Status.QUEUED
 
 
 def test_the_confirmation_of_a_move_by_email_rides_in_the_next_email(game, alice, bob,

@@ -9,10 +9,15 @@ given to each pass, so no test waits for the grace period.
 
 from __future__ import annotations
 
+import json
 import logging
+import re
+from collections import Counter
 from datetime import datetime, timedelta
 
 import pytest
+import redis
+from django.conf import settings
 from django.urls import reverse
 from kombu.exceptions import OperationalError as BrokerDown
 
@@ -22,7 +27,9 @@ from engine.notation import format_move
 from games import recovery, services, tasks
 from games.mail import notify
 from games.models import Game, OutgoingEmail, Seat
+from tests.site.conftest import purge_queue, require_redis, three_player_game
 from tests.site.test_deadlines import at_once, slowly
+from tests.site.test_resolve_queue import submit_all
 
 SECOND = timedelta(seconds=1)
 
@@ -248,3 +255,96 @@ def test_every_task_survives_its_worker_and_retries_what_can_pass(task):
     assert task.max_retries and task.retry_backoff
     for error in (BrokerDown, OSError):
         assert issubclass(error, task.autoretry_for)
+
+
+# --- a backlog: what still waits in its queue is not queued again (issue 21) -------------
+
+
+def waiting(queue: str) -> Counter:
+    """The messages in the queue's Redis list: how many of each (task, arguments)."""
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    bodies = [json.loads(raw) for raw in client.lrange(queue, 0, -1)]
+    return Counter((m["headers"]["task"], m["headers"]["argsrepr"]) for m in bodies)
+
+
+def passes(games: list[Game], count: int) -> None:
+    """`count` recovery passes, each a grace after the one before (the clock given)."""
+    now = max(later(game) for game in games)
+    for _ in range(count):
+        recovery.recover(now)
+        now += recovery.grace() + SECOND
+
+
+def runs(log: str, task: str, what: str = "received") -> int:
+    """How many of the task's messages a worker's log says it received (or ended so)."""
+    return len(re.findall(rf"Task games\.tasks\.{task}\[[^\]]+\] {re.escape(what)}", log))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_backlog_holds_one_copy_of_each_task_however_many_passes(
+        alice, bob, charlie, celery_worker_process, monkeypatch):
+    """The worker takes nothing (busy elsewhere) while five passes, each a grace apart,
+    find every game owed its phase's emails and its resolve: each task waits in the queue
+    once. A resolve whose message never reached the queue (Redis refused it) is queued
+    once. Then the worker does each game's work once."""
+    worker = celery_worker_process
+    worker.consume(False)
+    purge_queue(worker.queue)
+    start = len(worker.log())
+    games = [three_player_game(alice, bob, charlie, name=f"Backlog {n}") for n in range(3)]
+    for game in games[:2]:
+        submit_all(game)  # its resolve: queued behind its emails
+    with monkeypatch.context() as broker:
+        broker.setattr(tasks.resolve_phase, "apply_async", refuse)
+        submit_all(games[2])  # its resolve never reached the queue
+    before = waiting(worker.queue)
+    assert sum(before.values()) == 5, before  # three phases' emails, two resolves
+
+    passes(games, 5)
+
+    owed = [(f"games.tasks.{task}", f"({g.pk}, {g.phase_number})")
+            for task in ("notify_phase", "resolve_phase") for g in games]
+    assert waiting(worker.queue) == Counter(owed)  # one of each, the lost one too
+
+    worker.consume(True)
+    try:
+        worker.wait_until_idle(timeout=600)  # (a guard against a hang, not a bound)
+    finally:
+        worker.consume(False)
+        worker.wait_until_idle(timeout=600)
+    log = worker.log()[start:]
+    assert runs(log, "resolve_phase") == runs(log, "resolve_phase", "succeeded") == 3, log
+    assert runs(log, "notify_phase") == 6, log  # the first phases' and the second's
+    marks = redis.Redis.from_url(settings.REDIS_URL).keys(f"{tasks.MARK_PREFIX}:{worker.queue}:*")
+    assert marks == []  # each cleared when its task started
+    for game in games:
+        game_now = fresh(game)
+        assert game_now.phase_number == game.phase_number + 1
+        assert game_now.snapshots.count() == game_now.phase_number  # each phase once
+
+
+@pytest.mark.django_db(transaction=True)
+def test_what_a_flushed_or_purged_queue_lost_is_queued_again_once(
+        on_postgresql, alice, bob, charlie, celery_queue):
+    """No worker takes the session's queue here. A flushed Redis loses the messages and
+    their marks; a purged queue (`celery purge`) loses the messages only: either way the
+    passes queue each owed task once more, and only once."""
+    require_redis()
+    client = redis.Redis.from_url(settings.REDIS_URL)
+    purge_queue(celery_queue)
+    games = [three_player_game(alice, bob, charlie, name=f"Lost {n}") for n in range(2)]
+    owed = Counter(("games.tasks.notify_phase", f"({g.pk}, {g.phase_number})") for g in games)
+    try:
+        assert waiting(celery_queue) == owed
+        client.delete(celery_queue, *client.keys(f"{tasks.MARK_PREFIX}:{celery_queue}:*"))
+        passes(games, 3)  # flushed
+        assert waiting(celery_queue) == owed
+        purge_queue(celery_queue)
+        passes(games, 3)  # purged
+        assert waiting(celery_queue) == owed
+    finally:
+        purge_queue(celery_queue)
+
+
+def refuse(*args, **kwargs):
+    raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
