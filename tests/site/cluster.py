@@ -352,6 +352,7 @@ def database_refusing_connections() -> Iterator[None]:
                 sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS {}").format(
                     sql.Identifier(name), sql.SQL("true" if on else "false")))
 
+    connection.ensure_connection()  # opened now: once refused, it could not be
     allow(False)
     try:
         terminate_connections("lowenherz-")
