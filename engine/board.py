@@ -160,7 +160,3 @@ def assemble(arrangement: Sequence[Placement]) -> Board:
         for i, line in enumerate(rotate(tiles[name], turns)):
             rows[top + i] += line
     return Board(tuple(rows))
-
-
-def basic_board() -> Board:
-    return assemble(BASIC_ARRANGEMENT)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cache
 
-from engine.board import FOREST, HILL, PLAIN, TOWN, Board, Cell, Edge, format_cell, make_edge
+from engine.board import FOREST, HILL, PLAIN, TOWN, Board, Cell, Edge, format_cell
 from engine.errors import IllegalMove
 from engine.events import Log
 from engine.moves import Alliance, Expand, Place, Politics
@@ -733,10 +733,3 @@ def winners(pos: Position, players: Sequence[str]) -> list[str]:
 
     best = max(rank(p) for p in players)
     return [p for p in players if rank(p) == best]
-
-
-def make_wall(a: Cell, b: Cell) -> Edge:
-    try:
-        return make_edge(a, b)
-    except ValueError as exc:
-        raise IllegalMove(str(exc)) from None

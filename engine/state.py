@@ -13,8 +13,6 @@ from engine.moves import Bid, Choice, Decide
 from engine.position import Position
 from engine.setup import Settings, rotated
 
-PHASE_KINDS = ("placement", "decision", "negotiation", "duel", "perform", "crown", "over")
-
 
 @dataclass
 class Phase:

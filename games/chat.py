@@ -214,12 +214,6 @@ def _attach(messages: list[Message], seats: dict[int, Seat]) -> None:
             message.to_seat = seats[message.to_seat_id]
 
 
-def has_unread(seat: Seat) -> bool:
-    """Whether a message to the person waits to be told by email (their own aside)."""
-    return (Message.objects.filter(game=seat.game_id, pk__gt=told_upto(seat))
-            .visible_to(seat).exclude(sender=seat).exists())
-
-
 # --- muting a player ------------------------------------------------------------------------------
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 import dj_database_url
 from kombu import Queue
@@ -352,34 +353,53 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # site can read it.
 
 
-def email_settings(url: str) -> dict:
-    """EMAIL_URL as Django settings; refuses what it cannot understand."""
+class SmtpServer(NamedTuple):
+    host: str
+    port: int
+    user: str
+    password: str
+    use_tls: bool
+    use_ssl: bool
+
+
+def smtp_server_of_url(url: str) -> SmtpServer:
+    """EMAIL_URL's server; refuses what it cannot understand."""
     from urllib.parse import unquote, urlsplit
 
     parts = urlsplit(url)
     if parts.scheme not in {"smtp", "smtp+tls", "smtp+ssl"} or not parts.hostname:
         raise ValueError(f"EMAIL_URL must look like smtp://user:password@host:25, not {url!r}")
-    return {
-        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
-        "EMAIL_HOST": parts.hostname,
-        "EMAIL_PORT": parts.port or (465 if parts.scheme == "smtp+ssl" else 25),
-        "EMAIL_HOST_USER": unquote(parts.username or ""),
-        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
-        "EMAIL_USE_TLS": parts.scheme == "smtp+tls",
-        "EMAIL_USE_SSL": parts.scheme == "smtp+ssl",
-    }
+    return SmtpServer(host=parts.hostname,
+                      port=parts.port or (465 if parts.scheme == "smtp+ssl" else 25),
+                      user=unquote(parts.username or ""),
+                      password=unquote(parts.password or ""),
+                      use_tls=parts.scheme == "smtp+tls", use_ssl=parts.scheme == "smtp+ssl")
+
+
+def smtp_server() -> SmtpServer | None:
+    """The SMTP server the environment names (EMAIL_URL, else EMAIL_HOST and the other
+    EMAIL_* variables), or None."""
+    if os.environ.get("EMAIL_URL"):
+        return smtp_server_of_url(os.environ["EMAIL_URL"])
+    if os.environ.get("EMAIL_HOST"):
+        return SmtpServer(host=os.environ["EMAIL_HOST"], port=env_int("EMAIL_PORT", 25),
+                          user=os.environ.get("EMAIL_HOST_USER", ""),
+                          password=os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                          use_tls=env_bool("EMAIL_USE_TLS", False), use_ssl=False)
+    return None
 
 
 EMAIL_FILE_PATH = VAR_DIR / "mail"
-if os.environ.get("EMAIL_URL"):
-    globals().update(email_settings(os.environ["EMAIL_URL"]))
-elif os.environ.get("EMAIL_HOST"):
+# Lower case: not a Django setting, so no settings page lists its password.
+_smtp = smtp_server()
+if _smtp is not None:
     EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_HOST = os.environ["EMAIL_HOST"]
-    EMAIL_PORT = env_int("EMAIL_PORT", 25)
-    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+    EMAIL_HOST = _smtp.host
+    EMAIL_PORT = _smtp.port
+    EMAIL_HOST_USER = _smtp.user
+    EMAIL_HOST_PASSWORD = _smtp.password
+    EMAIL_USE_TLS = _smtp.use_tls
+    EMAIL_USE_SSL = _smtp.use_ssl
 else:
     EMAIL_BACKEND = os.environ.get(
         "EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")

@@ -20,7 +20,6 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.dispatch import receiver
 from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import dateformat, timezone
 from django.utils.timesince import timeuntil
 
@@ -29,6 +28,7 @@ from engine.notation import format_move
 from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
 from games import chat, deadlines, limits, services, signals
+from games.links import absolute_url
 from games.mail import outbox, tokens
 from games.mail.replies import REPLY_MARKER, SIGNATURE
 from games.mail.textboard import board_text
@@ -213,7 +213,7 @@ def game_over(game: Game, seat: Seat, *, since: int | None = None,
                "winners": [name_of(c, names) for c in v["winners"]],
                "won": seat.colour in v["winners"],
                "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
-               "archive_url": settings.SITE_URL + reverse("archive_game", args=[game.pk])}
+               "archive_url": absolute_url("archive_game", game.pk)}
     return _send("game_over", seat.user, context, game=game, urgent=False, seat=seat,
                  phase=game.phase_number, newest_message=newest_message,
                  summary="The game is over")
@@ -229,7 +229,7 @@ def invitation(game: Game, to: str, inviter: User) -> None:
                "seats": [f"{s.display_name} ({s.colour})" for s in seats],
                "free_seats": game.player_count - len(seats),
                "colours": game.free_colours(),
-               "join_url": settings.SITE_URL + reverse("invite", args=[game.invite_token])}
+               "join_url": absolute_url("invite", game.invite_token)}
     _send("invitation", user, context, to=to, game=game, headers={GAME_HEADER: str(game.pk)})
 
 
@@ -303,7 +303,7 @@ def email_change_asked(user: User, new_email: str, confirm_url: str,
     if holder is not None:
         _send("email_change_taken", holder, {
             "name": display_name(holder), "username": holder.get_username(),
-            "reset_url": settings.SITE_URL + reverse("password_reset")}, to=new_email)
+            "reset_url": absolute_url("password_reset")}, to=new_email)
     else:
         _send("email_confirm", user, {
             "name": display_name(user), "username": user.get_username(),
@@ -325,8 +325,8 @@ def signup_taken(user: User) -> None:
     said nothing (it shows the same "check your email" either way)."""
     _send("signup_taken", user, {
         "name": display_name(user), "username": user.get_username(),
-        "login_url": settings.SITE_URL + reverse("login"),
-        "reset_url": settings.SITE_URL + reverse("password_reset")})
+        "login_url": absolute_url("login"),
+        "reset_url": absolute_url("password_reset")})
 
 
 def signup_name_taken(to: str, username: str, signup_url: str) -> None:
@@ -335,7 +335,7 @@ def signup_name_taken(to: str, username: str, signup_url: str) -> None:
     To the address only: the account with the name is nobody's business here."""
     _send("signup_name_taken", None, {
         "username": username, "signup_url": signup_url,
-        "login_url": settings.SITE_URL + reverse("login")}, to=to)
+        "login_url": absolute_url("login")}, to=to)
 
 
 @receiver(signals.email_changed)
@@ -494,7 +494,7 @@ def _may_reply_again(game: Game, seat: Seat, accepted: bool) -> bool:
 def _game_context(game: Game, user: User | None) -> dict[str, Any]:
     return {"game": game, "name": display_name(user) if user else "",
             "site_url": settings.SITE_URL,
-            "game_url": settings.SITE_URL + reverse("game", args=[game.pk])}
+            "game_url": absolute_url("game", game.pk)}
 
 
 def _ask_context(game: Game, seat: Seat, since: int | None = None,
@@ -518,8 +518,8 @@ def _ask_context(game: Game, seat: Seat, since: int | None = None,
         else news_since(shown, since, game.phase_number),
         "since_last_email": since is not None,
         "deadline": deadline_text(game, seat.user),
-        "magic_url": settings.SITE_URL
-        + (magic_path or tokens.magic_link_path(seat, game, game.phase_number)),
+        "magic_url": absolute_url(
+            magic_path or tokens.magic_link_path(seat, game, game.phase_number)),
     }
 
 
@@ -821,7 +821,7 @@ def repair_needed(game: Game) -> list[OutgoingEmail]:
     if not settings.ADMINS:
         log.warning("game %s needs repair; no ADMINS are set to email about it", game.pk)
         return []
-    context = {"game": game, "game_url": settings.SITE_URL + reverse("game", args=[game.pk]),
+    context = {"game": game, "game_url": absolute_url("game", game.pk),
                "since": game.needs_repair_since, "attempts": game.resolve_failures,
                "error": game.resolve_error,
                "error_line": (game.resolve_error.strip().splitlines() or [""])[-1]}

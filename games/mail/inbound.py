@@ -47,12 +47,12 @@ from enum import StrEnum
 
 from django.conf import settings
 from django.db import transaction
-from django.urls import reverse
 from django.utils import timezone
 
 from engine.errors import IllegalMove
 from engine.moves import EndAlliance
 from games import chat, limits, services
+from games.links import absolute_url
 from games.mail import compose, out_of_office, outbox, replies, tokens
 from games.models import Game, ReplyToken, Seat
 
@@ -246,7 +246,7 @@ def _token_problem(reply: ReplyToken, game: Game) -> str | None:
 
 
 def game_url(game: Game) -> str:
-    return f"{settings.SITE_URL}{reverse('game', args=[game.pk])}"
+    return absolute_url("game", game.pk)
 
 
 # --- the moves ----------------------------------------------------------------------------------

@@ -171,7 +171,7 @@ def _tell(game: Game, people: list[Seat], phase_number: int,
 def _ledger(game: Game, people: list[Seat], phase_number: int
             ) -> tuple[set[tuple[str, int]], dict[int | None, int], set[int | None]]:
     """What the outbox holds of the people's phase emails and asks of the game, in one
-    query: the (kind, user) of this phase's (`is_queued`), each person's last phase told
+    query: the (kind, user) of this phase's (in any state), each person's last phase told
     (`told_up_to`), and who has an ask that an ask of this phase supersedes (most often
     nobody: their emails went out long before the phase ended)."""
     rows = (OutgoingEmail.objects
@@ -199,7 +199,7 @@ def _tell_now(game: Game, seat: Seat, kind: str, write: Callable[..., OutgoingEm
               queued: set[tuple[str, int]], shown: Presentation, since: int,
               newest: int, owed: list[OutgoingEmail]) -> None:
     """One email of this phase, with everything owed to the person folded in. `queued`:
-    the (kind, user) of the phase's emails in the outbox already (`is_queued`, for all);
+    the (kind, user) of the phase's emails in the outbox already (`_ledger`, for all);
     `since`: the last phase told them (`told_up_to`); `newest`: the game's newest message
     (`chat.unread_by_email`); `owed`: their held emails of the game (`outbox.held`)."""
     if (kind, seat.user_id) in queued:
@@ -280,13 +280,6 @@ def _reply_to(game: Game, confirmations: list[OutgoingEmail]) -> str:
     the confirmation rides in another email, while its phase lasts."""
     latest = confirmations[-1] if confirmations else None
     return latest.reply_to if latest and latest.phase_number == game.phase_number else ""
-
-
-def is_queued(kind: str, seat: Seat, game: Game, phase_number: int) -> bool:
-    """Whether this email of this phase is in the outbox already (in any state); the
-    unique constraint `one_email_per_phase` stands behind this check."""
-    return OutgoingEmail.objects.filter(kind=kind, user=seat.user_id, game=game,
-                                        phase_number=phase_number).exists()
 
 
 # --- reminders before a deadline ------------------------------------------------------------

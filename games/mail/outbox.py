@@ -45,9 +45,9 @@ from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 from django.db.models import F, Max, Q
 from django.dispatch import Signal
-from django.urls import reverse
 from django.utils import timezone
 
+from games.links import absolute_url
 from games.models import EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
@@ -120,13 +120,13 @@ def status_for(user: User | None, kind: str, urgent: bool) -> str | None:
 
 def unsubscribe_url(user: User) -> str:
     signed = signing.dumps(user.pk, salt=UNSUBSCRIBE_SALT)  # time-stamped
-    return settings.SITE_URL + reverse("unsubscribe", args=[signed])
+    return absolute_url("unsubscribe", signed)
 
 
 def mute_url(user: User, game: Game) -> str:
     """A link that mutes one game's emails for its reader (games.mail.views.mute_game)."""
     signed = signing.dumps([user.pk, game.pk], salt=MUTE_SALT)
-    return settings.SITE_URL + reverse("mute_game", args=[game.pk]) + f"?s={signed}"
+    return absolute_url("mute_game", game.pk, query={"s": signed})
 
 
 def mute_user_id(signed: str, game_id: int) -> int | None:
@@ -142,7 +142,7 @@ def mute_user_id(signed: str, game_id: int) -> int | None:
 
 
 def preferences_url() -> str:
-    return settings.SITE_URL + reverse("email_preferences")
+    return absolute_url("email_preferences")
 
 
 def unsubscribe_user_id(signed: str) -> int | None:

@@ -80,7 +80,8 @@ def token_of(address: str) -> str | None:
 
 
 def magic_link_path(seat: Seat, game: Game, phase_number: int) -> str:
-    """A signed path (append to SITE_URL) that signs the player in on the game's form."""
+    """A signed path (`links.absolute_url` makes it an address) that signs the player in
+    on the game's form."""
     return magic_link_paths([seat], game, phase_number)[seat.pk]
 
 

@@ -6,7 +6,6 @@ templates."""
 from __future__ import annotations
 
 from datetime import timedelta
-from urllib.parse import urlencode
 
 from axes.helpers import get_client_ip_address
 from axes.utils import reset as axes_reset
@@ -37,6 +36,7 @@ from django_ratelimit.decorators import ratelimit
 from games import signals
 from games.forms import ProfileForm, SignupForm, is_username_taken
 from games.limits import per_period, rate_of, spend
+from games.links import absolute_url
 from games.models import Profile
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -95,8 +95,7 @@ def _saved(form: SignupForm, user: User) -> bool:
 
 
 def _signup_url(next_page: str) -> str:
-    return settings.SITE_URL + reverse("signup") + (
-        f"?{urlencode({'next': next_page})}" if next_page else "")
+    return absolute_url("signup", query={"next": next_page} if next_page else None)
 
 
 def _owner_of(email: str) -> User | None:
@@ -109,7 +108,7 @@ def _owner_of(email: str) -> User | None:
 def confirm_url(user: User, next_page: str) -> str:
     path = reverse("signup_confirm", args=[urlsafe_base64_encode(force_bytes(user.pk)),
                                            default_token_generator.make_token(user)])
-    return settings.SITE_URL + path + (f"?{urlencode({'next': next_page})}" if next_page else "")
+    return absolute_url(path, query={"next": next_page} if next_page else None)
 
 
 @require_http_methods(["GET", "POST"])
@@ -218,7 +217,7 @@ def _email_change_url(user: User, new_email: str) -> str:
     # The old address is in it, so that the link dies with the change it makes.
     signed = signing.dumps({"u": user.pk, "from": user.email.lower(), "to": new_email},
                            salt=EMAIL_CHANGE_SALT, compress=True)
-    return settings.SITE_URL + reverse("email_confirm", args=[signed])
+    return absolute_url("email_confirm", signed)
 
 
 def _asked_change(signed: str, user: User) -> tuple[str, str]:

@@ -217,3 +217,45 @@ def test_no_page_template_has_an_inline_script_style_or_handler():
     offending = [f"{path.relative_to(ROOT)}: {found[0]}" for path in pages
                  if (found := INLINE.search(path.read_text()))]
     assert offending == []
+
+
+# --- the SMTP server from the environment (issue 22, item 6) ----------------------------------
+
+SHOW_EMAIL = """
+import json, django
+django.setup()
+from django.conf import settings
+print(json.dumps({name: getattr(settings, name, None) for name in (
+    "EMAIL_BACKEND", "EMAIL_HOST", "EMAIL_PORT", "EMAIL_HOST_USER", "EMAIL_HOST_PASSWORD",
+    "EMAIL_USE_TLS", "EMAIL_USE_SSL")}))
+"""
+SMTP = "django.core.mail.backends.smtp.EmailBackend"
+
+
+def email_settings(env: dict[str, str]) -> dict:
+    result = run_settings({"DEBUG": "true", **env}, SHOW_EMAIL)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(("env", "expected"), [
+    ({"EMAIL_URL": "smtp+ssl://mail%40example.org:p%2Fss@smtp.example.org"},
+     (SMTP, "smtp.example.org", 465, "mail@example.org", "p/ss", False, True)),
+    ({"EMAIL_URL": "smtp+tls://u:pw@smtp.example.org:587"},
+     (SMTP, "smtp.example.org", 587, "u", "pw", True, False)),
+    ({"EMAIL_URL": "smtp://127.0.0.1"}, (SMTP, "127.0.0.1", 25, "", "", False, False)),
+    ({"EMAIL_HOST": "relay.example.org", "EMAIL_PORT": "2525", "EMAIL_HOST_USER": "u",
+      "EMAIL_HOST_PASSWORD": "pw", "EMAIL_USE_TLS": "true"},
+     (SMTP, "relay.example.org", 2525, "u", "pw", True, False)),
+])
+def test_email_url_or_email_host_name_the_smtp_server_in_djangos_settings(env, expected):
+    shown = email_settings(env)
+    assert tuple(shown.values()) == expected
+
+
+def test_without_a_server_emails_are_files_and_a_bad_email_url_is_refused():
+    assert email_settings({})["EMAIL_BACKEND"] == \
+        "django.core.mail.backends.filebased.EmailBackend"
+    result = run_settings({"DEBUG": "true", "EMAIL_URL": "mail.example.org:25"}, SHOW_EMAIL)
+    assert result.returncode != 0
+    assert "EMAIL_URL must look like smtp://user:password@host:25" in result.stderr
