@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.utils import timezone
 
-from games.mail import kinds, outbox
-from games.models import PHASE_EMAILS, OutgoingEmail
+from games import chat
+from games.mail import kinds, notify, outbox
+from games.models import PHASE_EMAILS, EmailPreference, Notifications, OutgoingEmail
 
 ROOT = Path(__file__).resolve().parents[2]
 EMAILS = ROOT / "templates" / "emails"
@@ -116,3 +120,21 @@ def test_the_table_says_whether_an_email_may_wait_for_the_digest(alice) -> None:
     with pytest.raises(ValueError, match="'results' is not urgent"):
         outbox.queue("results", alice.email, "S", "T\n", "<p>T</p>", user=alice, urgent=True)
     assert not OutgoingEmail.objects.exists()
+
+
+def test_a_digest_readers_owed_messages_wait_unrendered_then_go_in_the_digest(
+        game, alice, bob) -> None:
+    """message_owed never waits for the digest itself (it is folded into the person's
+    next email of the game, or replaced by "messages" once due): a held row of owed news,
+    not rendered; the "messages" that replaces it is what the digest carries."""
+    Notifications.objects.update_or_create(user=bob, defaults={"mode": EmailPreference.DIGEST})
+    chat.post(game.pk, alice.pk, "Anyone there?")
+    (owed,) = OutgoingEmail.objects.filter(user=bob, kind="message_owed")
+    assert owed.status == OutgoingEmail.Status.COALESCING
+    assert owed.text == "New messages at the table: told in the next email of the game.\n"
+    due = timezone.now() + timedelta(seconds=settings.EMAIL_MESSAGES_HOLD_SECONDS + 1)
+    notify.flush_due(due)
+    (email,) = OutgoingEmail.objects.filter(user=bob, kind="messages")
+    assert email.status == OutgoingEmail.Status.HELD and "Anyone there?" in email.text
+    owed.refresh_from_db()
+    assert owed.status == OutgoingEmail.Status.FOLDED
