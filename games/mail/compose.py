@@ -29,7 +29,7 @@ from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
 from games import chat, deadlines, limits, services, signals
 from games.links import absolute_url
-from games.mail import outbox, tokens
+from games.mail import kinds, outbox, tokens
 from games.mail.replies import REPLY_MARKER, SIGNATURE
 from games.mail.textboard import board_text
 from games.models import Event, Game, MessageEmails, OutgoingEmail, Seat
@@ -56,16 +56,7 @@ EVENTS_SHOWN = 12
 NEWS_SHOWN = 40  # lines of "what happened since our last email"; the game page has the rest
 NEWS_PHASES = 60  # phases looked through for them (in one query)
 KIND_HEADER = "X-Lowenherz-Kind"
-# The emails of a game's play: one thread per game in the players' mail clients (one
-# subject, and In-Reply-To / References the game's root `Game.mail_thread`).
-THREADED = frozenset({"your_turn", "results", "reminder", "game_over", "move_accepted",
-                      "move_refused", "deadline_extended", "messages", "message_owed",
-                      "reply_dropped"})
-# The emails that tell the messages of the table sent since the reader's last email
-# (games.chat.unread_by_email), when they go as they are written (not held to be folded).
-CARRY_MESSAGES = frozenset({"your_turn", "results", "game_over", "messages"})
 CELLS_SHOWN = 30
-OWED_NEWS = frozenset({"results", "message_owed"})  # held, never sent as stored (_never_sent)
 PHASE_HEADER = "X-Lowenherz-Phase"  # "<game id>/<phase number>": notify's duplicate check
 GAME_HEADER = "X-Lowenherz-Game"
 
@@ -105,7 +96,7 @@ def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | No
     phases, told by notify); `hold_until`: held for the person's next email."""
     if not can_mail(seat.user, "results"):
         return None
-    if _never_sent("results", seat.user, False, hold_until):
+    if _never_sent("results", seat.user, hold_until):
         return _owed("results", game, seat, phase_number, hold_until,
                      f"What happened (turn {game.turn})")
     shown = shown or present(game, seat)
@@ -118,8 +109,8 @@ def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | No
                "confirmations": list(confirmations),
                "scores": scores(v, names), "phase_sentence": shown.phase_sentence(),
                "deadline": deadline_text(game, seat.user)}
-    return _send("results", seat.user, context, game=game, urgent=False,
-                 phase=phase_number, header_phase=last, hold_until=hold_until,
+    return _send("results", seat.user, context, game=game, phase=phase_number,
+                 header_phase=last, hold_until=hold_until,
                  reply_to=reply_to or ("" if hold_until else _talk_address(game, seat)),
                  seat=seat, newest_message=newest_message,
                  summary=f"What happened (turn {v['turn']})")
@@ -134,7 +125,7 @@ def messages(game: Game, seat: Seat, *, confirmations: Sequence[str] = (),
         return None
     context = {**_game_context(game, seat.user), "confirmations": list(confirmations)}
     return _send("messages", seat.user, context, game=game, seat=seat, require_messages=True,
-                 urgent=False, reply_to=reply_to or _talk_address(game, seat),
+                 reply_to=reply_to or _talk_address(game, seat),
                  summary="Messages")
 
 
@@ -143,12 +134,7 @@ def message_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail 
     is, folded into their next email of the game, or replaced by `messages` once due."""
     if not can_mail(seat.user, "message_owed"):
         return None
-    if _never_sent("message_owed", seat.user, False, hold_until):
-        return _owed("message_owed", game, seat, None, hold_until,
-                     "New messages at the table")
-    context = {**_game_context(game, seat.user), "confirmations": []}
-    return _send("messages", seat.user, context, game=game, hold_until=hold_until,
-                 kind_stored="message_owed", summary="New messages at the table")
+    return _owed("message_owed", game, seat, None, hold_until, "New messages at the table")
 
 
 def _talk_address(game: Game, seat: Seat) -> str:
@@ -214,7 +200,7 @@ def game_over(game: Game, seat: Seat, *, since: int | None = None,
                "won": seat.colour in v["winners"],
                "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
                "archive_url": absolute_url("archive_game", game.pk)}
-    return _send("game_over", seat.user, context, game=game, urgent=False, seat=seat,
+    return _send("game_over", seat.user, context, game=game, seat=seat,
                  phase=game.phase_number, newest_message=newest_message,
                  summary="The game is over")
 
@@ -281,7 +267,7 @@ def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
     return _send("digest", user, context)
 
 
-# --- the account's own emails (sent whatever the preferences: outbox.TRANSACTIONAL) ------------
+# --- the account's own emails (sent whatever the preferences: kinds.Kind.transactional) -------
 
 
 def email_changed(user: User, old_email: str) -> None:
@@ -379,30 +365,30 @@ def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
 
 def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = "",
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
-          phase: int | None = None, urgent: bool = True, header_phase: int | None = None,
+          phase: int | None = None, header_phase: int | None = None,
           hold_until: datetime | None = None, summary: str = "", seat: Seat | None = None,
-          require_messages: bool = False, kind_stored: str = "",
+          require_messages: bool = False,
           newest_message: int | None = None) -> OutgoingEmail | None:
-    """Render and queue; `phase`: the game's phase the email is about (with `game`), the
-    one it is kept for (`one_email_per_phase`); `header_phase`: the one its header names,
-    if it is kept for none. `seat`: the reader's, whose unread messages an email of
-    CARRY_MESSAGES tells (`require_messages`: only if there are some). `kind_stored`: the
-    kind the outbox keeps, if not the template's; `newest_message`: the game's newest
-    message id, if the caller knows it (`chat.unread_by_email`)."""
+    """Render and queue; what the kind is (transactional, may wait for the digest,
+    threaded ...) is games.mail.kinds'. `phase`: the game's phase the email is about
+    (with `game`), the one it is kept for (`one_email_per_phase`); `header_phase`: the one
+    its header names, if it is kept for none. `seat`: the reader's, whose unread messages
+    an email of a kind that carries talk tells (`require_messages`: only if there are
+    some). `newest_message`: the game's newest message id, if the caller knows it
+    (`chat.unread_by_email`)."""
     talk, upto = _messages_context(kind, seat, hold_until, newest_message)
     if require_messages and not talk["messages"]:
         return None
-    kind_stored = kind_stored or kind
-    context = {**context, **talk, **_footer(kind_stored, user, game), "summary": summary}
-    subject, text, html = render(kind, context)
+    context = {**context, **talk, **_footer(kind, user, game), "summary": summary}
+    subject, text, html = render(kinds.template(kind), context)
     shown_phase = phase if phase is not None else header_phase
     if game is not None and shown_phase is not None:
         headers = {**(headers or {}), **phase_headers(game, shown_phase)}
-    if game is not None and kind_stored in THREADED:
-        headers = {**(headers or {}), **thread_headers(game, kind_stored)}
-    return outbox.queue(kind_stored, to or (user.email if user else ""), subject, text, html,
+    if game is not None and kinds.of(kind).threaded:
+        headers = {**(headers or {}), **thread_headers(game, kind)}
+    return outbox.queue(kind, to or (user.email if user else ""), subject, text, html,
                         user=user, game=game, reply_to=reply_to, headers=headers,
-                        phase_number=phase, urgent=urgent, hold_until=hold_until,
+                        phase_number=phase, hold_until=hold_until,
                         summary=summary, messages_upto=upto)
 
 
@@ -414,18 +400,17 @@ def _owed(kind: str, game: Game, seat: Seat, phase_number: int | None,
     user = seat.user
     return outbox.queue(kind, user.email if user else "", f"{summary}: {game.name}",
                         f"{summary}: told in the next email of the game.\n", "",
-                        user=user, game=game, phase_number=phase_number, urgent=False,
+                        user=user, game=game, phase_number=phase_number,
                         hold_until=hold_until, summary=summary)
 
 
-def _never_sent(kind: str, user: User | None, urgent: bool, hold_until: datetime | None
-                ) -> bool:
+def _never_sent(kind: str, user: User | None, hold_until: datetime | None) -> bool:
     """Whether the row is held (COALESCING) as owed news that is never sent as it is:
     told in the person's next email, or composed afresh once due (games.mail.notify), so
     it is not rendered (`_owed`). A row held for the digest (HELD) is sent in it, and an
     answer to a move (move_accepted) may go alone: those are rendered."""
-    return hold_until is not None and kind in OWED_NEWS \
-        and outbox.status_for(user, kind, urgent) == outbox.Status.QUEUED
+    return hold_until is not None and kinds.of(kind).owed_news \
+        and outbox.status_for(user, kind) == outbox.Status.QUEUED
 
 
 def _messages_context(kind: str, seat: Seat | None, hold_until: datetime | None,
@@ -434,7 +419,7 @@ def _messages_context(kind: str, seat: Seat | None, hold_until: datetime | None,
     none, so the next email tells them): not in a held email (it may be folded unsent),
     nor to a person who muted the game or reads messages on the page only."""
     empty: dict[str, Any] = {"messages": [], "messages_cut": False}
-    if kind not in CARRY_MESSAGES or seat is None or hold_until is not None \
+    if not kinds.of(kind).carries_talk or seat is None or hold_until is not None \
             or seat.mail_muted or chat_mode(seat.user) == MessageEmails.OFF:
         return empty, None
     unread, cut = chat.unread_by_email(seat, newest=newest_message)
@@ -463,9 +448,9 @@ def thread_headers(game: Game, kind: str) -> dict[str, str]:
 
 
 def _footer(kind: str, user: User | None, game: Game | None) -> dict[str, str]:
-    if user is None or kind in outbox.TRANSACTIONAL:
+    if user is None or kinds.of(kind).transactional:
         return {"prefs_url": outbox.preferences_url(), "unsubscribe_url": "", "mute_url": ""}
-    muting = game is not None and kind in THREADED and kind != "game_over"
+    muting = game is not None and kinds.of(kind).mute_link
     return {"prefs_url": outbox.preferences_url(),
             "unsubscribe_url": outbox.unsubscribe_url(user),
             "mute_url": outbox.mute_url(user, game) if muting and game else ""}
@@ -747,13 +732,13 @@ def deadline_extended(game: Game, extension: dict[str, Any], *,
         changes = [*(e.summary for e in replaced),
                    extension_sentence(extension, seat, shown.names, by)]
         awaited = seat.pk in unanswered and deadlines.is_person(seat)
-        held = outbox.status_for(user, EXTENDED, urgent=False) == outbox.Status.HELD
+        held = outbox.status_for(user, EXTENDED) == outbox.Status.HELD
         ask = awaited and not held  # a digest is read, not answered
         context = {**(_ask_context(game, seat) if ask else _game_context(game, user)),
                    "changes": changes, "deadline": deadline_text(game, user),
                    "awaited": awaited, "ask": ask,
                    "phase_sentence": shown.phase_sentence()}
-        email = _send(EXTENDED, user, context, game=game, urgent=False,
+        email = _send(EXTENDED, user, context, game=game,
                       reply_to=tokens.reply_address(seat, game.phase_number) if ask else "",
                       phase=game.phase_number, headers={DEADLINE_HEADER: deadline},
                       summary=" ".join(changes))

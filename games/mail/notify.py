@@ -61,10 +61,9 @@ from django.utils import timezone
 
 from games import chat
 from games.deadlines import each, is_away, is_person
-from games.mail import compose, outbox, tokens
+from games.mail import compose, kinds, outbox, tokens
 from games.mail.outbox import Status
 from games.models import (
-    PHASE_EMAILS,
     Game,
     Message,
     MessageEmails,
@@ -85,7 +84,7 @@ from games.services import (
 DEFAULT_REMINDER_HOURS = (24, 2)
 # Of a person's phase emails, those that tell its news (`told_up_to`): not a held one,
 # nor an ask that gave way to a newer one unsent (`outbox.supersede_asks`).
-TELLS = ~Q(status=Status.COALESCING) & ~Q(status=Status.FOLDED, kind__in=outbox.ASKS)
+TELLS = ~Q(status=Status.COALESCING) & ~Q(status=Status.FOLDED, kind__in=kinds.ASKS)
 BATCH = 500  # reminders claimed per sweep; the rest wait a minute
 DIGEST_HOUR = 7  # the daily digest leaves at 07:00 in the person's time zone
 
@@ -176,7 +175,7 @@ def _ledger(game: Game, people: list[Seat], phase_number: int
     nobody: their emails went out long before the phase ended)."""
     rows = (OutgoingEmail.objects
             .filter(game=game, user__in=[seat.user_id for seat in people],
-                    kind__in=[*PHASE_EMAILS, *outbox.ASKS], phase_number__isnull=False)
+                    kind__in=[*kinds.ONE_PER_PHASE, *kinds.ASKS], phase_number__isnull=False)
             .values_list("user_id", "kind").order_by()
             .annotate(told=Max("phase_number", filter=TELLS),
                       now=Count("pk", filter=Q(phase_number=phase_number)),
@@ -187,7 +186,7 @@ def _ledger(game: Game, people: list[Seat], phase_number: int
     for user_id, kind, last, now, asks in rows:
         if asks:
             stale.add(user_id)
-        if kind not in PHASE_EMAILS:
+        if not kinds.of(kind).one_per_phase:
             continue  # a reminder tells no news
         if now:
             queued.add((kind, user_id))
@@ -225,7 +224,7 @@ def told_up_to(seat: Seat, game: Game) -> int:
     folded into one): their next email tells what happened after it. Not a held one, nor
     an ask that gave way to a newer one unsent (`outbox.supersede_asks`)."""
     told = (OutgoingEmail.objects
-            .filter(TELLS, user=seat.user_id, game=game, kind__in=PHASE_EMAILS,
+            .filter(TELLS, user=seat.user_id, game=game, kind__in=kinds.ONE_PER_PHASE,
                     phase_number__isnull=False)
             .aggregate(last=Max("phase_number"))["last"])
     return told or 0

@@ -48,19 +48,12 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from games.links import absolute_url
+from games.mail import kinds
 from games.models import EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
 Status = OutgoingEmail.Status
 
-# Answers to a person's own email, and news of their account (signing up, a changed
-# address): sent whatever their preferences, without unsubscribe.
-TRANSACTIONAL = frozenset({"move_accepted", "move_refused", "refusal", "reply_dropped",
-                           "email_changed", "signup_confirm", "signup_taken",
-                           "signup_name_taken", "email_confirm", "email_change_asked",
-                           "email_change_taken"})
-# Asks for moves: never held for the digest, whatever the caller says.
-ASKS = frozenset({"your_turn", "reminder"})
 MAX_ATTEMPTS = 10
 DUE_BATCH = 500
 UNSUBSCRIBE_SALT = "lowenherz.unsubscribe"
@@ -103,17 +96,18 @@ def mode_of(user: User | None) -> str:
 
 def is_wanted(user: User | None, kind: str) -> bool:
     """Whether an email of this kind would be queued at all (not for the unsubscribed)."""
-    return kind in TRANSACTIONAL or mode_of(user) != EmailPreference.OFF
+    return kinds.of(kind).transactional or mode_of(user) != EmailPreference.OFF
 
 
-def status_for(user: User | None, kind: str, urgent: bool) -> str | None:
+def status_for(user: User | None, kind: str) -> str | None:
     """QUEUED, HELD for the digest, or None: not to be sent."""
-    if kind in TRANSACTIONAL:
+    what = kinds.of(kind)
+    if what.transactional:
         return Status.QUEUED
     mode = mode_of(user)
     if mode == EmailPreference.OFF:
         return None
-    if mode == EmailPreference.DIGEST and not urgent and kind not in ASKS:
+    if mode == EmailPreference.DIGEST and what.digest and not what.ask:
         return Status.HELD
     return Status.QUEUED
 
@@ -166,9 +160,10 @@ def standard_headers(kind: str, user: User | None) -> dict[str, str]:
     # RFC 3834: an out-of-office reply to play+TOKEN@ would be read as a move and
     # answered with a refusal, which would be answered again: a loop. Responders that
     # honour RFC 3834 (and Exchange, its own header) do not answer us at all.
-    headers = {"Auto-Submitted": "auto-replied" if kind in TRANSACTIONAL else "auto-generated",
+    transactional = kinds.of(kind).transactional
+    headers = {"Auto-Submitted": "auto-replied" if transactional else "auto-generated",
                "X-Auto-Response-Suppress": AUTO_RESPONSE_SUPPRESS}
-    if user is not None and kind not in TRANSACTIONAL:
+    if user is not None and not transactional:
         headers["List-Unsubscribe"] = f"<{unsubscribe_url(user)}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"  # RFC 8058
     return headers
@@ -201,14 +196,19 @@ def sent_with(reply_to: str, user_id: int | None, game_id: int,
 
 def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User | None = None,
           game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
-          phase_number: int | None = None, urgent: bool = True,
+          phase_number: int | None = None, urgent: bool | None = None,
           hold_until: datetime | None = None, summary: str = "",
           messages_upto: int | None = None) -> OutgoingEmail | None:
     """Store an email and send it after the transaction commits; None if the person
     does not want it (unsubscribed), there is nobody to send it to, or this email of
     this phase is queued already (`one_email_per_phase`). `hold_until`: an email that
-    would be queued is COALESCING instead, until then (`summary`: it in a line)."""
-    status = status_for(user, kind, urgent)
+    would be queued is COALESCING instead, until then (`summary`: it in a line).
+    `kind`: one of games.mail.kinds.KINDS (kinds.UnknownKind otherwise, nothing stored),
+    which says whether it may wait for the digest (`urgent`, if given, must agree)."""
+    if urgent is not None and urgent == kinds.of(kind).digest:
+        raise ValueError(f"an email of kind {kind!r} is {'not ' if urgent else ''}urgent "
+                         "(games.mail.kinds), whatever its caller says")
+    status = status_for(user, kind)
     if status is None or not to:
         return None
     if status == Status.QUEUED and hold_until is not None:
@@ -343,7 +343,7 @@ def release(email: OutgoingEmail) -> None:
 def stale_asks(phase_number: int) -> Q:
     """The asks that an ask of `phase_number` supersedes: of an earlier phase, not sent
     yet."""
-    return Q(kind__in=ASKS, phase_number__lt=phase_number,
+    return Q(kind__in=kinds.ASKS, phase_number__lt=phase_number,
              status__in=[Status.QUEUED, Status.RETRYING])
 
 
