@@ -99,7 +99,7 @@ def _validated(game: Game, seats: list[Seat], user_id: int | None, text: str,
 
 def _check(game: Game, seats: list[Seat], sender: Seat | None, to_colour: str) -> Seat | None:
     """The seat the message goes to (None: everyone); GameError if it may not go."""
-    if sender is None or sender.is_computer:
+    if sender is None or not sender.is_person:
         raise GameError("only the players of a game can write to its table")
     if game.status not in OPEN_FOR_TALK:
         raise GameError(f"the game is {game.get_status_display().lower()}: its table talk "
@@ -111,19 +111,15 @@ def _check(game: Game, seats: list[Seat], sender: Seat | None, to_colour: str) -
         raise GameError(f"nobody plays {to_colour} in this game")
     if to_seat == sender:
         raise GameError("that is your own colour: write to another player, or to everyone")
-    if not is_person(to_seat):
+    if not to_seat.is_person:
         raise GameError(f"{to_colour} is played by the computer, which reads no messages")
     return to_seat
-
-
-def is_person(seat: Seat) -> bool:
-    return seat.user_id is not None and not seat.is_computer
 
 
 def readers(seats: list[Seat], sender: Seat, to_seat: Seat | None) -> list[Seat]:
     """The persons who read the message, the sender aside (not those who muted them)."""
     wanted = [to_seat] if to_seat is not None else [s for s in seats if s != sender]
-    return [s for s in wanted if is_person(s) and not _mutes(s, sender.colour)]
+    return [s for s in wanted if s.is_person and not _mutes(s, sender.colour)]
 
 
 def _mutes(seat: Seat, colour: str) -> bool:
@@ -181,7 +177,7 @@ def unread_by_email(seat: Seat, *, newest: int | None = None) -> tuple[list[Mess
     older ones were left out (EMAIL_MESSAGES at most). `newest`: the game's newest message
     id (`newest`), if the caller holds the game's row lock and knows it: no query at all
     when the game has none, one when none came after the last one told."""
-    if seat.user_id is None or newest == 0:
+    if not seat.is_person or newest == 0:
         return [], False
     told = told_upto(seat)
     if newest is not None and newest <= told:

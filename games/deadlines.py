@@ -46,7 +46,14 @@ from django.utils import timezone
 
 from engine import game as engine
 from games import services
-from games.models import Event, Game, Notifications, PendingSubmission, Seat
+from games.models import (
+    IN_PERSON,
+    Event,
+    Game,
+    Notifications,
+    PendingSubmission,
+    Seat,
+)
 from games.services import MAX_DEADLINE_HOURS, GameError
 
 logger = logging.getLogger(__name__)
@@ -81,11 +88,6 @@ def _locked(games: QuerySet[Game]) -> Game | None:
 def _note(game: Game, kind: str, **data: Any) -> Event:
     """An event in the game's log (the game's row is locked, so the index is ours)."""
     return services.note_event(game, kind, **data)
-
-
-def is_person(seat: Seat) -> bool:
-    """A seat a person plays themselves now: neither a computer nor stood in for."""
-    return not seat.is_computer and not seat.standin and seat.user_id is not None
 
 
 def away_q(now: datetime) -> Q:
@@ -133,8 +135,8 @@ def _settle_absence(game_id: int, now: datetime) -> None:
         if game is None:
             return
         away = list(unanswered(game).filter(
-            is_computer=False, standin=False, user__notifications__in=Notifications.objects
-            .filter(away_q(now))).select_related("user__notifications"))
+            IN_PERSON, user__notifications__in=Notifications.objects.filter(away_q(now)))
+            .select_related("user__notifications"))
         if not away:
             _resume(game, now)
         elif game.on_absence == "pause":
@@ -223,7 +225,7 @@ def _pass_deadline(game_id: int, now: datetime) -> None:
         for seat in (missing if engine.is_simultaneous(state) else missing[:1]):
             services.submit_move(game.pk, seat.pk, engine.default_move(state, seat.colour))
         _note(game, "deadline_missed", players=[s.colour for s in missing])
-        _count_missed(game, [s for s in awaited if is_person(s)], {s.pk for s in missing})
+        _count_missed(game, [s for s in awaited if s.plays_in_person], {s.pk for s in missing})
 
 
 def _count_missed(game: Game, people: list[Seat], missing: set[int]) -> None:
@@ -256,7 +258,7 @@ def extend_deadline(game_id: int, user: User, hours: int) -> Game:
         game.save(update_fields=["deadline"])
         services.deadline_set.send(sender=Game, game=game, now=now)
         # Who extended it (the creator's colour, if they still hold a seat) and until when.
-        seat = game.seats.filter(user=user).first()
+        seat = game.seat_for(user)
         event = _note(game, "deadline_extended", hours=hours, reason="creator",
                       player=seat.colour if seat else None, deadline=game.deadline.isoformat())
         deadline_extended.send(sender=Game, game=game, event=event, by=user)

@@ -256,7 +256,7 @@ class MessageForm(forms.Form):
         assert isinstance(to, forms.ChoiceField)
         to.choices = [("", "Everyone at the table")] + [
             (s.colour, f"{s.display_name} ({s.colour}) only") for s in seats
-            if s.pk != me.pk and s.user_id is not None and not s.is_computer]
+            if s.pk != me.pk and s.is_person]
         to.error_messages["invalid_choice"] = ("%(value)s is not a player you can write to; "
                                                "choose one from the list.")
         self.helper = fields_only("to", "text")

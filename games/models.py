@@ -11,6 +11,7 @@ import secrets
 import uuid
 import zoneinfo
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -21,6 +22,10 @@ from engine.game import GameState
 from engine.position import COLOURS
 from engine.serialize import state_from_json, state_to_json
 from engine.setup import Settings
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from django.contrib.auth.models import AnonymousUser
 
 COLOUR_CHOICES = [(c, c.title()) for c in COLOURS]
 
@@ -166,8 +171,39 @@ class Game(models.Model):
         taken = {s.colour for s in self.seats.all()}
         return [c for c in COLOURS if c not in taken]
 
+    def seat_for(self, user: AbstractBaseUser | AnonymousUser | None) -> Seat | None:
+        """The seat `user` holds in this game (None: no seat, or not signed in; a
+        computer's seat has no user). From the prefetched seats, if they were."""
+        if user is None or not user.is_authenticated:
+            return None
+        return next((s for s in self.seats.all() if s.user_id == user.pk), None)
+
+
+# Who plays a seat, as SQL: each Q says the same as the Seat property of its name, for
+# filters (`Seat.objects.persons()`); tests/site/test_seats.py holds them to agreeing.
+# A computer's seat has no user; conceding sets `standin` too (games.services.concede).
+PERSON = Q(user__isnull=False, is_computer=False)
+IN_PERSON = PERSON & Q(standin=False)
+COMPUTER_PLAYS = Q(is_computer=True) | Q(standin=True)
+
+
+class SeatQuerySet(models.QuerySet["Seat"]):
+    def persons(self) -> SeatQuerySet:
+        """The seats a person holds (`Seat.is_person`)."""
+        return self.filter(PERSON)
+
+    def in_person(self) -> SeatQuerySet:
+        """The seats their person plays themselves now (`Seat.plays_in_person`)."""
+        return self.filter(IN_PERSON)
+
+    def computer_played(self) -> SeatQuerySet:
+        """The seats whose moves a computer makes (`Seat.computer_plays`)."""
+        return self.filter(COMPUTER_PLAYS)
+
 
 class Seat(models.Model):
+    objects = SeatQuerySet.as_manager()
+
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     colour = models.CharField(max_length=10, choices=COLOUR_CHOICES)
     position = models.PositiveSmallIntegerField()  # seat order = play order
@@ -194,6 +230,28 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.colour} in {self.game_id}"
+
+    @property
+    def is_person(self) -> bool:
+        """A person holds the seat: not a computer's, and its person has not left the
+        site. Still true while a computer stands in for them or after they conceded:
+        they are told the game by email and read its table talk (`PERSON`)."""
+        return self.user_id is not None and not self.is_computer
+
+    @property
+    def plays_in_person(self) -> bool:
+        """Its person makes the seat's moves themselves now: no computer stands in for
+        them (after missed deadlines, games.deadlines) and they have not conceded. Only
+        such a seat is asked for moves, reminded, counted missing or paused for
+        (`IN_PERSON`)."""
+        return self.is_person and not self.standin
+
+    @property
+    def computer_plays(self) -> bool:
+        """A computer makes the seat's moves: a computer's seat, or a person's it stands
+        in for or that was conceded (`COMPUTER_PLAYS`). A seat whose person left the site
+        is neither this nor `plays_in_person`."""
+        return self.is_computer or self.standin
 
     @property
     def display_name(self) -> str:

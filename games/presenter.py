@@ -251,9 +251,3 @@ def present(game: Game, seat: Seat | None = None, *, everything: bool = False,
         raise ValueError("secrets are revealed only once the game is over")
     return Presentation(game, seat, everything=everything, state=state)
 
-
-def seat_of(game: Game, user: Any) -> Seat | None:
-    """The user's seat in the game, from the prefetched seats (None: no seat)."""
-    if user is None or not getattr(user, "is_authenticated", False):
-        return None
-    return next((s for s in game.seats.all() if s.user_id == user.pk), None)

@@ -235,7 +235,8 @@ def _hand_to_computer(game: Game, seat: Seat) -> None:
 
 
 def seat_of(game: Game, user: User) -> Seat:
-    seat = next((s for s in game.seats.all() if s.user_id == user.pk), None)
+    """The user's seat in the game (`Game.seat_for`); GameError if they hold none."""
+    seat = game.seat_for(user)
     if seat is None:
         raise GameError("you have no seat in this game")
     return seat
@@ -370,7 +371,7 @@ def owed(game: Game, submitted: Collection[str] | None = None) -> Owed:
     state = game.engine_state
     submitted = _submitted(game) if submitted is None else set(submitted)
     computers = tuple(s.pk for s in game.seats.all()
-                      if (s.is_computer or s.standin) and s.colour in state.waiting
+                      if s.computer_plays and s.colour in state.waiting
                       and s.colour not in submitted)
     return Owed(game.pk, game.phase_number, notify=notify,
                 resolve=_is_ready(game, state, submitted), computers=computers)
@@ -667,17 +668,13 @@ def _announce_phase(game: Game, state: engine.GameState, computers: bool = True)
         deadline_set.send(sender=Game, game=game, now=timezone.now())
     if computers:
         _schedule_computers(game, state)
-    if any(_is_told(s) for s in game.seats.all()):
+    # A person is told the game by email (games.mail.notify), even while a computer
+    # stands in for them.
+    if any(s.is_person for s in game.seats.all()):
         number = game.phase_number
         transaction.on_commit(lambda: _dispatch_notify(game.pk, number))
     else:  # saved with the game's row, which the caller saves next
         game.notified_phase = game.phase_number
-
-
-def _is_told(seat: Seat) -> bool:
-    """A seat whose person is told the game by email (games.mail.notify): a person's,
-    even while a computer stands in for them."""
-    return seat.user_id is not None and not seat.is_computer
 
 
 def _add_events(game: Game, log: Sequence[Event | Refused], rows: Rows) -> None:
@@ -705,7 +702,7 @@ def _computers_awaited(game: Game, state: engine.GameState,
                        submitted: Collection[str] = ()) -> list[Seat]:
     """The seats a computer plays that the phase awaits and that have not moved, in the
     engine's order of the awaited."""
-    seats = {s.colour: s for s in game.seats.all() if s.is_computer or s.standin}
+    seats = {s.colour: s for s in game.seats.all() if s.computer_plays}
     return [seats[c] for c in state.waiting if c in seats and c not in submitted]
 
 
@@ -813,7 +810,7 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     if game.phase_number != phase_number or game.status != Game.Status.RUNNING:
         return False
     state = game.engine_state
-    if seat.colour not in state.waiting or not (seat.is_computer or seat.standin):
+    if seat.colour not in state.waiting or not seat.computer_plays:
         return False
     if seat.pending.filter(phase_number=phase_number).exists():
         return False  # a redelivered or recovered task: this move is in already

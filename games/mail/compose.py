@@ -32,7 +32,7 @@ from games.links import absolute_url
 from games.mail import kinds, outbox, tokens
 from games.mail.replies import REPLY_MARKER, SIGNATURE
 from games.mail.textboard import board_text
-from games.models import Event, Game, MessageEmails, OutgoingEmail, Seat
+from games.models import PERSON, Event, Game, MessageEmails, OutgoingEmail, Seat
 from games.presenter import EventLine, Presentation, present
 from games.words import (
     action_text,
@@ -718,7 +718,7 @@ def deadline_extended(game: Game, extension: dict[str, Any], *,
     it (None: the site, for an absence). The caller holds the game's row lock. Returns the
     emails queued."""
     deadline = str(extension["deadline"])
-    people = list(game.seats.filter(user__isnull=False, is_computer=False, mail_muted=False)
+    people = list(game.seats.filter(PERSON, mail_muted=False)
                   .select_related("user__profile").order_by("position"))
     unanswered = set(deadlines.unanswered(game).values_list("pk", flat=True))
     queued = []
@@ -731,7 +731,7 @@ def deadline_extended(game: Game, extension: dict[str, Any], *,
         shown = present(game, seat)
         changes = [*(e.summary for e in replaced),
                    extension_sentence(extension, seat, shown.names, by)]
-        awaited = seat.pk in unanswered and deadlines.is_person(seat)
+        awaited = seat.pk in unanswered and seat.plays_in_person
         held = outbox.status_for(user, EXTENDED) == outbox.Status.HELD
         ask = awaited and not held  # a digest is read, not answered
         context = {**(_ask_context(game, seat) if ask else _game_context(game, user)),

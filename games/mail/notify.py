@@ -60,7 +60,7 @@ from django.dispatch import receiver
 from django.utils import timezone
 
 from games import chat
-from games.deadlines import each, is_away, is_person
+from games.deadlines import each, is_away
 from games.mail import compose, kinds, outbox, tokens
 from games.mail.outbox import Status
 from games.models import (
@@ -102,7 +102,7 @@ def phase_changed(game_id: int, phase_number: int) -> None:
         if phase_number <= game.notified_phase or phase_number > game.phase_number:
             return  # told already (a redelivered or recovered task), or not yet begun
         seats = game.seats.all()
-        people = [s for s in seats if s.user_id is not None and not s.is_computer]
+        people = [s for s in seats if s.is_person]
         shown = {seat.pk: present(game, seat) for seat in people}
         newest = chat.newest(seats)
         for number in range(game.notified_phase + 1, phase_number + 1):
@@ -139,7 +139,7 @@ def _tell(game: Game, people: list[Seat], phase_number: int,
     final = game.is_finished and phase_number == game.phase_number
     current = game.status == Game.Status.RUNNING and phase_number == game.phase_number
     asked = [seat for seat in people if not final and not seat.mail_muted and current
-             and seat.colour in game.waiting and not seat.standin]
+             and seat.colour in game.waiting and seat.plays_in_person]
     queued, told, stale = _ledger(game, people, phase_number)
     superseding = [seat.user_id for seat in asked if seat.user_id in stale]
     if superseding:  # one UPDATE for them: their asks of earlier phases unsent are stale
@@ -371,7 +371,7 @@ def _seats_to_remind(game: Game, now: datetime) -> list[tuple[int, object]]:
     # The seats as the caller read them (a resolution, with the game's row lock), and
     # their people's hours in a query that joins nothing.
     seats = [seat for seat in game.seats.all() if seat.colour in game.waiting
-             and is_person(seat) and not seat.mail_muted]
+             and seat.plays_in_person and not seat.mail_muted]
     chosen = Notifications.objects.filter(user__in=[seat.user_id for seat in seats])
     hours: dict[int | None, object] = dict(chosen.values_list("user_id", "reminder_hours"))
     return [(seat.pk, hours.get(seat.user_id)) for seat in seats]
@@ -403,7 +403,8 @@ def _reminding(seat: Seat, now: datetime) -> dict[str, Any]:
     """The phase, deadline and hours a reminder to the seat is for now (none: {"pk": None})."""
     game = seat.game
     if (game.status != Game.Status.RUNNING or game.paused or game.deadline is None
-            or now >= game.deadline or seat.colour not in game.waiting or not is_person(seat)
+            or now >= game.deadline or seat.colour not in game.waiting
+            or not seat.plays_in_person
             or seat.mail_muted
             or seat.pending.filter(phase_number=game.phase_number).exists()):
         return {"pk": None}

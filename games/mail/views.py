@@ -146,7 +146,7 @@ def preferences(request: HttpRequest) -> HttpResponse:
 def invite_by_email(request: HttpRequest, game_id: int) -> HttpResponse:
     assert request.user.is_authenticated  # login_required
     game = visible_game(request, Game.objects.all(), pk=game_id)  # private: 404 to others
-    if not game.seats.filter(user=request.user).exists():
+    if game.seat_for(request.user) is None:
         raise PermissionDenied("Only the players of a game invite others to it.")
     if game.status != Game.Status.OPEN:
         messages.error(request, "This game has started; its seats are taken.")

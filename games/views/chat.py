@@ -14,7 +14,6 @@ from django.views.decorators.http import require_POST
 from games import chat, services
 from games.forms import MessageForm
 from games.models import MESSAGE_CHARS, Game
-from games.presenter import seat_of
 from games.visibility import visible_game
 from games.words import sentence
 
@@ -30,7 +29,7 @@ def _back(game: Game) -> HttpResponse:
 def say(request: HttpRequest, game_id: int) -> HttpResponse:
     game = visible_game(request, Game.objects.prefetch_related("seats__user__profile"),
                         pk=game_id)
-    me = seat_of(game, request.user)
+    me = game.seat_for(request.user)
     if me is None:
         messages.error(request, "Not sent: only the players of a game can write to its table.")
         return _back(game)
@@ -62,7 +61,7 @@ def draft_of(request: HttpRequest, game: Game) -> dict[str, str] | None:
 def mute_player(request: HttpRequest, game_id: int) -> HttpResponse:
     game = visible_game(request, Game.objects.prefetch_related("seats__user__profile"),
                         pk=game_id)
-    me = seat_of(game, request.user)
+    me = game.seat_for(request.user)
     colour = request.POST.get("colour", "")[:12]
     muted = request.POST.get("muted") == "on"
     if me is None:

@@ -30,7 +30,7 @@ from engine.serialize import move_from_json
 from engine.view import View
 from games.board_svg import render_board
 from games.models import Game, Seat
-from games.presenter import Presentation, present, seat_of
+from games.presenter import Presentation, present
 from games.views.archive import Step, game_steps, phase_events, pick_step, step_links, within
 from games.views.play import _players as power_track
 from games.visibility import visible_game
@@ -43,7 +43,7 @@ def history(request: HttpRequest, game_id: int) -> HttpResponse:
     seats = Seat.objects.select_related("user__profile")
     game = visible_game(request, Game.objects.defer("state").prefetch_related(
         Prefetch("seats", queryset=seats)), pk=game_id)
-    seat = seat_of(game, request.user)
+    seat = game.seat_for(request.user)
     if "step" in request.GET:
         return _step_page(request, game, seat)
     return _log_page(request, game, seat)

@@ -31,7 +31,7 @@ from django.views.decorators.http import require_safe
 
 from games.context_processors import your_move_count
 from games.middleware import scope_of
-from games.models import Event, Game, Message, PendingSubmission, Seat
+from games.models import IN_PERSON, Event, Game, Message, PendingSubmission, Seat
 from games.views.lobby import (
     MY_GAMES_PAGE,
     OPEN_GAMES_PAGE,
@@ -41,8 +41,9 @@ from games.views.lobby import (
 from games.visibility import visible_game
 
 # What the game page shows changes with these columns of the game's row, and with the
-# subqueries annotated below: seats (joined, left, a computer standing in or conceded),
-# submissions of this phase (who has submitted), the events and messages I may read.
+# subqueries annotated below: seats (joined, and those not played in person: left, a
+# computer's, stood in for or conceded), submissions of this phase (who has submitted),
+# the events and messages I may read.
 GAME_COLUMNS = ("status", "phase_number", "turn", "deadline", "paused", "needs_repair_since")
 
 
@@ -78,7 +79,7 @@ def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
     games = Game.objects.only("pk", *GAME_COLUMNS).annotate(
         my_colour=_mine(request, "colour"),
         seated=_count(seats),
-        computers=_count(seats.filter(Q(standin=True) | Q(conceded=True) | Q(user=None))),
+        computers=_count(seats.exclude(IN_PERSON)),
         submitted=_count(this_phase),
         my_submission=Subquery(this_phase.filter(seat__user=_user(request))
                                .values("submitted_at")[:1]),

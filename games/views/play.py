@@ -39,7 +39,7 @@ from games.play_forms import (
     forms_for,
     own_alliances,
 )
-from games.presenter import Presentation, present, seat_of
+from games.presenter import Presentation, present
 from games.views.chat import draft_of
 from games.visibility import visible_game
 from games.words import action_text, card_text
@@ -59,7 +59,7 @@ def _load(request: HttpRequest, game_id: int) -> Presentation:
     seats = Seat.objects.select_related("user__profile")
     game = get_object_or_404(Game.objects.prefetch_related(Prefetch("seats", queryset=seats)),
                              pk=game_id)
-    seat = seat_of(game, request.user)
+    seat = game.seat_for(request.user)
     if game.invite_only and seat is None:
         visible_game(request, Game.objects.only("pk"), pk=game_id)
     return present(game, seat)
@@ -94,12 +94,12 @@ def _chat_context(request: HttpRequest, game: Game, seat: Seat | None) -> dict[s
              for m in chat.for_page(game, seat)]
     seats = list(game.seats.all())
     form = None
-    if game.status in chat.OPEN_FOR_TALK and not seat.is_computer:
+    if game.status in chat.OPEN_FOR_TALK and seat.is_person:
         draft = draft_of(request, game)
         form = MessageForm(seats, seat, initial=draft) if draft else MessageForm(seats, seat)
     muted = set(seat.muted_colours) if isinstance(seat.muted_colours, list) else set()
     others = [{"colour": s.colour, "name": s.display_name, "muted": s.colour in muted}
-              for s in seats if s.pk != seat.pk and s.user_id is not None and not s.is_computer]
+              for s in seats if s.pk != seat.pk and s.is_person]
     return {"messages": lines, "form": form, "others": others}
 
 
