@@ -134,8 +134,11 @@ def run_environment(address: str, environ: Mapping[str, str], hostname: str) -> 
     site_url = environ.get("SITE_URL") or ""
     if not site_url:
         added["SITE_URL"] = f"http://{public}:{port}"
-    allowed = [h.strip() for h in environ.get("ALLOWED_HOSTS", DEFAULT_ALLOWED_HOSTS).split(",")
-               if h.strip()]
+    allowed = [
+        h.strip()
+        for h in environ.get("ALLOWED_HOSTS", DEFAULT_ALLOWED_HOSTS).split(",")
+        if h.strip()
+    ]
     named = [public, _url_host(urlsplit(site_url).hostname or "")]  # and where links go
     more = [h for h in dict.fromkeys(named) if h and h not in LOCAL_HOSTS and h not in allowed]
     if more and "*" not in allowed:
@@ -145,8 +148,10 @@ def run_environment(address: str, environ: Mapping[str, str], hostname: str) -> 
 
 # The development secrets of lowenherz_site/settings.py (DEV_SECRET_KEY, DEV_INBOUND_SECRET):
 # published with the code, so good only for a server nobody else can reach.
-DEV_SECRETS = {"SECRET_KEY": "dev-only-not-secret-change-me-in-production",
-               "INBOUND_SECRET": "lowenherz:dev-only-inbound-secret"}
+DEV_SECRETS = {
+    "SECRET_KEY": "dev-only-not-secret-change-me-in-production",
+    "INBOUND_SECRET": "lowenherz:dev-only-inbound-secret",
+}
 SECRETS_FILE = "dev-secrets.json"  # in var/: this machine's own, made once, mode 0600
 
 
@@ -162,8 +167,9 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-def run_secrets(address: str, environ: Mapping[str, str], folder: Path
-                ) -> tuple[dict[str, str], str]:
+def run_secrets(
+    address: str, environ: Mapping[str, str], folder: Path
+) -> tuple[dict[str, str], str]:
     """The secrets `dev.py run ADDRESS` adds to the environment, and what to say about
     them. On loopback: none (the published development ones do). Served to others: the
     environment's own, unless they are the published ones; else this machine's own,
@@ -171,17 +177,20 @@ def run_secrets(address: str, environ: Mapping[str, str], folder: Path
     emailed links outlive a restart."""
     if is_loopback(address):
         return {}, ""
-    missing = [name for name, published in DEV_SECRETS.items()
-               if environ.get(name, published) == published]
+    missing = [
+        name for name, published in DEV_SECRETS.items() if environ.get(name, published) == published
+    ]
     if not missing:
         return {}, ""
     path = folder / SECRETS_FILE
     own = _own_secrets(path)
     added = {name: own[name] for name in missing}
     line = "!" * 78
-    return added, (f"{line}\n  Served beyond this machine ({address}): the published development "
-                   f"{' and '.join(missing)}\n  would let anyone forge sessions and links. "
-                   f"Using this machine's own instead,\n  kept in {path} (mode 0600).\n{line}")
+    return added, (
+        f"{line}\n  Served beyond this machine ({address}): the published development "
+        f"{' and '.join(missing)}\n  would let anyone forge sessions and links. "
+        f"Using this machine's own instead,\n  kept in {path} (mode 0600).\n{line}"
+    )
 
 
 def _own_secrets(path: Path) -> dict[str, str]:
@@ -192,13 +201,18 @@ def _own_secrets(path: Path) -> dict[str, str]:
         except ValueError:
             kept = None
         if not isinstance(kept, dict) or not all(
-                isinstance(kept.get(name), str) and kept[name] for name in DEV_SECRETS):
-            sys.exit(f"{path} is not this machine's secrets as dev.py wrote them: "
-                     "remove it, and dev.py run makes new ones (signing everyone out).")
+            isinstance(kept.get(name), str) and kept[name] for name in DEV_SECRETS
+        ):
+            sys.exit(
+                f"{path} is not this machine's secrets as dev.py wrote them: "
+                "remove it, and dev.py run makes new ones (signing everyone out)."
+            )
         path.chmod(0o600)
         return {name: kept[name] for name in DEV_SECRETS}
-    made = {"SECRET_KEY": secrets.token_urlsafe(50),
-            "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}"}
+    made = {
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}",
+    }
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w") as file:
@@ -229,9 +243,22 @@ def cmd_run(extra: list[str]) -> None:
     try:
         # --beat: the sweeper (deadlines, reminders, email retries) runs every minute. The
         # resolve queue is taken in turn with the others (lowenherz_site.celery: WORKERS).
-        worker = start(str(PYTHON), "-m", "celery", "-A", "lowenherz_site", "--quiet", "worker",
-                       "--pool=solo", "--loglevel=warning", "-Q", "resolve,celery,sweep",
-                       "--beat", "--schedule", str(var_dir() / "celerybeat-schedule"))
+        worker = start(
+            str(PYTHON),
+            "-m",
+            "celery",
+            "-A",
+            "lowenherz_site",
+            "--quiet",
+            "worker",
+            "--pool=solo",
+            "--loglevel=warning",
+            "-Q",
+            "resolve,celery,sweep",
+            "--beat",
+            "--schedule",
+            str(var_dir() / "celerybeat-schedule"),
+        )
         print(BANNER.format(address=address, site_url=os.environ["SITE_URL"]), flush=True)
         print(mail_banner(), flush=True)
         server = start(str(PYTHON), "manage.py", "runserver", address)
@@ -289,6 +316,7 @@ def cmd_test(extra: list[str]) -> None:
     os.environ.setdefault("DATABASE_URL", TEST_DATABASE_URL)
     os.environ.setdefault("REDIS_URL", TEST_REDIS_URL)
     run(str(BIN / "ruff"), "check", ".")
+    run(str(BIN / "ruff"), "format", "--check", ".")  # one layout: `ruff format .` makes it
     run(str(BIN / "lint-imports"))  # the import contract in pyproject.toml
     run(str(BIN / "mypy"))  # the types, as [tool.mypy] in pyproject.toml says
     check_deploy()
@@ -308,26 +336,36 @@ def parallel(extra: list[str]) -> list[str]:
 def check_deploy() -> None:
     """Django's deployment checks, with the production environment the README documents
     (made-up secrets): a warning fails the run."""
-    production = {**PRODUCTION_ENV, "SECRET_KEY": secrets.token_urlsafe(50),
-                  "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}",
-                  "REDIS_URL": os.environ["REDIS_URL"],
-                  "DATABASE_URL": os.environ["DATABASE_URL"]}
+    production = {
+        **PRODUCTION_ENV,
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}",
+        "REDIS_URL": os.environ["REDIS_URL"],
+        "DATABASE_URL": os.environ["DATABASE_URL"],
+    }
     env = {k: v for k, v in venv_env().items() if k not in {"DEBUG", "CACHE_URL"}}
     result = subprocess.run(
         [str(PYTHON), "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env={**env, **production, "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings"})
+        cwd=ROOT,
+        env={**env, **production, "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings"},
+    )
     if result.returncode != 0:
         sys.exit("manage.py check --deploy warns with the README's production environment.")
 
 
 # The README's production environment (section "Production settings"), but the secrets.
 PRODUCTION_ENV = {
-    "DEBUG": "false", "ALLOWED_HOSTS": "games.example.org",
+    "DEBUG": "false",
+    "ALLOWED_HOSTS": "games.example.org",
     "SITE_URL": "https://games.example.org",
     "CSRF_TRUSTED_ORIGINS": "https://games.example.org",
-    "SECURE_PROXY_SSL_HEADER": "true", "SECURE_SSL_REDIRECT": "true", "SECURE_COOKIES": "true",
-    "SECURE_HSTS_SECONDS": "31536000", "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
-    "SECURE_HSTS_PRELOAD": "true", "TRUSTED_PROXY_COUNT": "1",
+    "SECURE_PROXY_SSL_HEADER": "true",
+    "SECURE_SSL_REDIRECT": "true",
+    "SECURE_COOKIES": "true",
+    "SECURE_HSTS_SECONDS": "31536000",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS": "true",
+    "SECURE_HSTS_PRELOAD": "true",
+    "TRUSTED_PROXY_COUNT": "1",
 }
 
 

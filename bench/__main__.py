@@ -17,8 +17,9 @@ from pathlib import Path
 
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m bench")
-    parser.add_argument("--quick", action="store_true",
-                        help="small sizes and few repeats: proves the suite runs")
+    parser.add_argument(
+        "--quick", action="store_true", help="small sizes and few repeats: proves the suite runs"
+    )
     parser.add_argument("--only", default="", help="comma-separated figure ids")
     parser.add_argument("--out", default="", help="where to write the JSON report")
     args = parser.parse_args()
@@ -41,8 +42,11 @@ def main() -> int:
             start = time.perf_counter()
             print(f"bench: {', '.join(ids)} ...", file=sys.stderr, flush=True)
             got = [f for f in function(options) if not wanted or f.id in wanted]
-            print(f"bench: {', '.join(ids)} took {time.perf_counter() - start:.1f} s",
-                  file=sys.stderr, flush=True)
+            print(
+                f"bench: {', '.join(ids)} took {time.perf_counter() - start:.1f} s",
+                file=sys.stderr,
+                flush=True,
+            )
             found.extend(got)
     out = Path(args.out) if args.out else core.LATEST
     core.write(found, out, options)

@@ -24,8 +24,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 LATEST = ROOT / "bench" / "latest.json"
 COMPARE: dict[str, Callable[[float, float], bool]] = {
-    "<=": operator.le, ">=": operator.ge, "==": operator.eq, "<": operator.lt,
-    ">": operator.gt}
+    "<=": operator.le,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "<": operator.lt,
+    ">": operator.gt,
+}
 
 
 @dataclass
@@ -75,9 +79,11 @@ REGISTRY: dict[str, tuple[tuple[str, ...], Bench]] = {}
 
 def figures(*ids: str) -> Callable[[Bench], Bench]:
     """Register a benchmark function by the ids of the figures it returns."""
+
     def register(function: Bench) -> Bench:
         REGISTRY[function.__module__ + "." + function.__name__] = (ids, function)
         return function
+
     return register
 
 
@@ -135,28 +141,39 @@ def percentile(values: list[float], p: float) -> float:
 
 def machine() -> str:
     import os
+
     cores = os.cpu_count() or 0
-    return f"{platform.node()} · {platform.machine()} · {cores} cores · Python " \
-           f"{platform.python_version()} · {platform.platform(terse=True)}"
+    return (
+        f"{platform.node()} · {platform.machine()} · {cores} cores · Python "
+        f"{platform.python_version()} · {platform.platform(terse=True)}"
+    )
 
 
 def write(found: list[Figure], path: Path, options: Options) -> dict[str, Any]:
-    report = {"machine": machine(), "date": datetime.now(UTC).isoformat(timespec="seconds"),
-              "quick": options.quick, "figures": [f.as_json() for f in found]}
+    report = {
+        "machine": machine(),
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "quick": options.quick,
+        "figures": [f.as_json() for f in found],
+    }
     path.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     return report
 
 
 def table(found: list[Figure]) -> str:
     """The README's table: one row per figure."""
-    rows = ["| id | what | measured | baseline | ratio | target | met |",
-            "|---|---|---|---|---|---|---|"]
+    rows = [
+        "| id | what | measured | baseline | ratio | target | met |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for f in found:
         ratio = "—" if f.ratio is None else f"{f.ratio:.2f}×"
         base = "—" if f.baseline is None else _number(f.baseline, f.unit)
         met = {True: "yes", False: "**no**", None: "report"}[f.met]
-        rows.append(f"| {f.id} | {f.what} | {_number(f.measured, f.unit)} | {base} | {ratio} "
-                    f"| {f.target} | {met} |")
+        rows.append(
+            f"| {f.id} | {f.what} | {_number(f.measured, f.unit)} | {base} | {ratio} "
+            f"| {f.target} | {met} |"
+        )
     return "\n".join(rows)
 
 

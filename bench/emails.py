@@ -28,13 +28,23 @@ def emails_figure(options: Options) -> Iterator[Figure]:
     slow = [] if options.quick else [_one_game(seeds[0], "slow")]
     received = sum(r for r, _ in fast)
     awaited = sum(a for _, a in fast)
-    yield Figure("emails-per-ask", "emails a person receives per phase that awaited them, "
-                 "over whole games with table talk (fast pace)",
-                 measured=received / awaited, baseline=None, target=TARGET, unit="emails",
-                 detail={"games": len(fast), "received": received, "awaited": awaited,
-                         "slow_pace": [round(r / a, 2) for r, a in slow],
-                         "note": "slow pace: each move after the confirmation window, an "
-                                 "hour after each message without a move"})
+    yield Figure(
+        "emails-per-ask",
+        "emails a person receives per phase that awaited them, "
+        "over whole games with table talk (fast pace)",
+        measured=received / awaited,
+        baseline=None,
+        target=TARGET,
+        unit="emails",
+        detail={
+            "games": len(fast),
+            "received": received,
+            "awaited": awaited,
+            "slow_pace": [round(r / a, 2) for r, a in slow],
+            "note": "slow pace: each move after the confirmation window, an "
+            "hour after each message without a move",
+        },
+    )
 
 
 def _one_game(seed: int, pace: str) -> tuple[int, int]:
@@ -49,14 +59,26 @@ def _one_game(seed: int, pace: str) -> tuple[int, int]:
     server = SMTPServer()
     server.start()
     with ExitStack() as stack:
-        stack.enter_context(override_settings(
-            EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
-            EMAIL_HOST="127.0.0.1", EMAIL_PORT=server.port, EMAIL_HOST_USER="",
-            EMAIL_HOST_PASSWORD="", EMAIL_USE_TLS=False, EMAIL_USE_SSL=False,
-            EMAIL_TIMEOUT=5,
-            PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]))
-        for task in (tasks.send_email, tasks.resolve_phase, tasks.notify_phase,
-                     tasks.play_computer, tasks.flush_held):
+        stack.enter_context(
+            override_settings(
+                EMAIL_BACKEND="django.core.mail.backends.smtp.EmailBackend",
+                EMAIL_HOST="127.0.0.1",
+                EMAIL_PORT=server.port,
+                EMAIL_HOST_USER="",
+                EMAIL_HOST_PASSWORD="",
+                EMAIL_USE_TLS=False,
+                EMAIL_USE_SSL=False,
+                EMAIL_TIMEOUT=5,
+                PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"],
+            )
+        )
+        for task in (
+            tasks.send_email,
+            tasks.resolve_phase,
+            tasks.notify_phase,
+            tasks.play_computer,
+            tasks.flush_held,
+        ):
             stack.enter_context(_no_dispatch(task))
         stack.callback(server.stop)
         alice, bob, charlie = (make_user(name) for name in ("alice", "bob", "charlie"))

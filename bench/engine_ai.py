@@ -80,32 +80,52 @@ def top_costs(games: int) -> list[str]:
     stats = pstats.Stats(profile)
     total = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
     rows = sorted(stats.stats.items(), key=lambda item: -item[1][2])  # type: ignore[attr-defined]
-    return [f"{path.rsplit('/', 1)[-1]}:{line} {name} {own / total:.0%}"
-            for (path, line, name), (_, _, own, *_) in rows[:TOP_COSTS]]
+    return [
+        f"{path.rsplit('/', 1)[-1]}:{line} {name} {own / total:.0%}"
+        for (path, line, name), (_, _, own, *_) in rows[:TOP_COSTS]
+    ]
 
 
 @figures("ai-share", "simulate")
 def engine_figures(options: Options) -> Iterator[Figure]:
     games, rounds = options.size(20, 2), options.size(5, 1)
     play_round(games)  # warm-up, not counted: the computer players' caches fill up
-    played = sorted((play_round(games) for _ in range(rounds)),
-                    key=lambda r: r.placement_share)
+    played = sorted((play_round(games) for _ in range(rounds)), key=lambda r: r.placement_share)
     typical = played[len(played) // 2]
     kinds = sorted(set(typical.choosing) | set(typical.applying))
-    yield Figure("ai-share", "placement's time in a simulated 4-player game, against "
-                 "the whole game's", measured=typical.phase("placement") * 1000,
-                 baseline=typical.seconds * 1000, target="<= 0.1", unit="ms CPU",
-                 spread=spread([r.placement_share for r in played]),
-                 detail={"games": games, "rounds": rounds, "by_phase_ms": {
-                     k: round(typical.phase(k) * 1000, 1) for k in kinds}})
+    yield Figure(
+        "ai-share",
+        "placement's time in a simulated 4-player game, against the whole game's",
+        measured=typical.phase("placement") * 1000,
+        baseline=typical.seconds * 1000,
+        target="<= 0.1",
+        unit="ms CPU",
+        spread=spread([r.placement_share for r in played]),
+        detail={
+            "games": games,
+            "rounds": rounds,
+            "by_phase_ms": {k: round(typical.phase(k) * 1000, 1) for k in kinds},
+        },
+    )
     rates = [games / r.seconds for r in played]
-    yield Figure("simulate", "complete 4-player games per second, one core",
-                 measured=median(rates), baseline=None, target="report", unit="games/s",
-                 spread=spread(rates),
-                 detail={"games": games, "rounds": rounds,
-                         "submissions": typical.submissions,
-                         "engine_ms_per_submission": round(
-                             sum(typical.applying.values()) * 1000 / typical.submissions, 3),
-                         "computer_ms_per_submission": round(
-                             sum(typical.choosing.values()) * 1000 / typical.submissions, 3),
-                         "top_costs": top_costs(games)})
+    yield Figure(
+        "simulate",
+        "complete 4-player games per second, one core",
+        measured=median(rates),
+        baseline=None,
+        target="report",
+        unit="games/s",
+        spread=spread(rates),
+        detail={
+            "games": games,
+            "rounds": rounds,
+            "submissions": typical.submissions,
+            "engine_ms_per_submission": round(
+                sum(typical.applying.values()) * 1000 / typical.submissions, 3
+            ),
+            "computer_ms_per_submission": round(
+                sum(typical.choosing.values()) * 1000 / typical.submissions, 3
+            ),
+            "top_costs": top_costs(games),
+        },
+    )

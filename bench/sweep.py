@@ -81,9 +81,17 @@ def template_game(people: list[User]) -> Game:
     """Started through the services, played (default moves) to a phase that waits for
     all four seats at once, so that a deadline passing defaults every seat."""
     game = services.create_game(
-        people[0], name="Template", player_count=4, setup="variable", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour="red",
-        computer_colours=["lilac", "grey"])
+        people[0],
+        name="Template",
+        player_count=4,
+        setup="variable",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["lilac", "grey"],
+    )
     Game.objects.filter(pk=game.pk).update(seed=SEED)
     services.join_game(game.pk, people[1], "ochre")
     seats = dict(Seat.objects.filter(game=game).values_list("colour", "pk"))
@@ -104,8 +112,11 @@ def build(count: int) -> list[int]:
     people = [person(f"p{i}") for i in range(POOL)]
     now = timezone.now()
     Notifications.objects.bulk_create(  # absences booked, none of them now
-        Notifications(user=u, away_from=now + timedelta(days=10 + i),
-                      away_until=now + timedelta(days=12 + i)) for i, u in enumerate(people[::10]))
+        Notifications(
+            user=u, away_from=now + timedelta(days=10 + i), away_until=now + timedelta(days=12 + i)
+        )
+        for i, u in enumerate(people[::10])
+    )
     template = template_game(people)
     seats = list(template.seats.order_by("position"))
     snapshot = template.snapshots.order_by("-phase_number").first()
@@ -113,49 +124,113 @@ def build(count: int) -> list[int]:
     events = list(template.events.order_by("index"))
     computer = next(s for s in seats if s.is_computer)
     move = default_move(template.engine_state, computer.colour)
-    skip = {"id", "invite_token", "mail_thread", "name", "deadline", "created_at",
-            "work_due_since", "creator_id"}
-    fields = {f.attname: getattr(template, f.attname) for f in Game._meta.concrete_fields
-              if f.attname not in skip}
+    skip = {
+        "id",
+        "invite_token",
+        "mail_thread",
+        "name",
+        "deadline",
+        "created_at",
+        "work_due_since",
+        "creator_id",
+    }
+    fields = {
+        f.attname: getattr(template, f.attname)
+        for f in Game._meta.concrete_fields
+        if f.attname not in skip
+    }
     ids: list[int] = []
     deadline: dict[int, datetime]
     for first in range(1, count, 2000):
         games = Game.objects.bulk_create(
-            Game(**fields, name=f"Game {i}", creator_id=people[(2 * i) % POOL].pk,
-                 deadline=now + timedelta(hours=26, minutes=10 * (i % 97)))
-            for i in range(first, min(first + 2000, count)))
+            Game(
+                **fields,
+                name=f"Game {i}",
+                creator_id=people[(2 * i) % POOL].pk,
+                deadline=now + timedelta(hours=26, minutes=10 * (i % 97)),
+            )
+            for i in range(first, min(first + 2000, count))
+        )
         made = Seat.objects.bulk_create(
-            Seat(game_id=g.pk, colour=s.colour, position=s.position, is_computer=s.is_computer,
-                 user_id=None if s.is_computer else people[(2 * i + s.position) % POOL].pk)
-            for i, g in enumerate(games, start=first) for s in seats)
+            Seat(
+                game_id=g.pk,
+                colour=s.colour,
+                position=s.position,
+                is_computer=s.is_computer,
+                user_id=None if s.is_computer else people[(2 * i + s.position) % POOL].pk,
+            )
+            for i, g in enumerate(games, start=first)
+            for s in seats
+        )
         deadline = {g.pk: g.deadline for g in games if g.deadline is not None}
         Snapshot.objects.bulk_create(
-            Snapshot(game_id=g.pk, phase_number=snapshot.phase_number, turn=snapshot.turn,
-                     phase_kind=snapshot.phase_kind, state=snapshot.state, power=snapshot.power)
-            for g in games)
+            Snapshot(
+                game_id=g.pk,
+                phase_number=snapshot.phase_number,
+                turn=snapshot.turn,
+                phase_kind=snapshot.phase_kind,
+                state=snapshot.state,
+                power=snapshot.power,
+            )
+            for g in games
+        )
         Event.objects.bulk_create(
-            Event(game_id=g.pk, index=e.index, phase_number=e.phase_number, turn=e.turn,
-                  kind=e.kind, data=e.data, to_colour=e.to_colour)
-            for g in games for e in events)
+            Event(
+                game_id=g.pk,
+                index=e.index,
+                phase_number=e.phase_number,
+                turn=e.turn,
+                kind=e.kind,
+                data=e.data,
+                to_colour=e.to_colour,
+            )
+            for g in games
+            for e in events
+        )
         PendingSubmission.objects.bulk_create(
-            PendingSubmission(game_id=s.game_id, seat_id=s.pk, phase_number=template.phase_number,
-                              move=move_to_json(move), text=format_move(move))
-            for s in made if s.colour == computer.colour)
+            PendingSubmission(
+                game_id=s.game_id,
+                seat_id=s.pk,
+                phase_number=template.phase_number,
+                move=move_to_json(move),
+                text=format_move(move),
+            )
+            for s in made
+            if s.colour == computer.colour
+        )
         ReplyToken.objects.bulk_create(
             ReplyToken(seat_id=s.pk, phase_number=template.phase_number)
-            for s in made if s.user_id is not None)
+            for s in made
+            if s.user_id is not None
+        )
         Reminder.objects.bulk_create(
-            Reminder(seat_id=s.pk, phase_number=template.phase_number,
-                     deadline=deadline[s.game_id], hours_before=h,
-                     due_at=deadline[s.game_id] - timedelta(hours=h))
-            for s in made if s.user_id is not None for h in HOURS)
+            Reminder(
+                seat_id=s.pk,
+                phase_number=template.phase_number,
+                deadline=deadline[s.game_id],
+                hours_before=h,
+                due_at=deadline[s.game_id] - timedelta(hours=h),
+            )
+            for s in made
+            if s.user_id is not None
+            for h in HOURS
+        )
         OutgoingEmail.objects.bulk_create(
-            OutgoingEmail(kind=kind, user_id=s.user_id, game_id=s.game_id,
-                          to="someone@example.org", subject="history", text="history",
-                          phase_number=template.phase_number - back,
-                          status=OutgoingEmail.Status.SENT, sent_at=now)
-            for s in made if s.colour == "red"
-            for kind, back in (("results", 1), ("your_turn", 0)))
+            OutgoingEmail(
+                kind=kind,
+                user_id=s.user_id,
+                game_id=s.game_id,
+                to="someone@example.org",
+                subject="history",
+                text="history",
+                phase_number=template.phase_number - back,
+                status=OutgoingEmail.Status.SENT,
+                sent_at=now,
+            )
+            for s in made
+            if s.colour == "red"
+            for kind, back in (("results", 1), ("your_turn", 0))
+        )
         ids.extend(g.pk for g in games)
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
@@ -165,22 +240,33 @@ def build(count: int) -> list[int]:
 def make_due(games: list[int], now: datetime) -> dict[str, list[int]]:
     """Work due on these games (distinct, never used before), `len(games) // 5` each kind."""
     share = len(games) // len(KINDS)
-    part = {kind: games[i * share:(i + 1) * share] for i, kind in enumerate(KINDS)}
+    part = {kind: games[i * share : (i + 1) * share] for i, kind in enumerate(KINDS)}
     past = now - timedelta(minutes=1)
     Game.objects.filter(pk__in=part["deadline"]).update(deadline=past)
-    Reminder.objects.filter(seat__game__in=part["reminder"], seat__colour="red",
-                            hours_before=HOURS[0]).update(due_at=past)
+    Reminder.objects.filter(
+        seat__game__in=part["reminder"], seat__colour="red", hours_before=HOURS[0]
+    ).update(due_at=past)
     Game.objects.filter(pk__in=part["recovery"]).update(work_due_since=now - timedelta(hours=1))
     people = Seat.objects.filter(game__in=part["flush"] + part["outbox"], colour="red")
     flush = set(part["flush"])
     OutgoingEmail.objects.bulk_create(
-        OutgoingEmail(kind="move_accepted" if s.game_id in flush else "reminder",
-                      user_id=s.user_id, game_id=s.game_id, to="someone@example.org",
-                      subject="due", text="due", summary="Your move is accepted.",
-                      status=(OutgoingEmail.Status.COALESCING if s.game_id in flush
-                              else OutgoingEmail.Status.QUEUED),
-                      next_attempt_at=past)
-        for s in people)
+        OutgoingEmail(
+            kind="move_accepted" if s.game_id in flush else "reminder",
+            user_id=s.user_id,
+            game_id=s.game_id,
+            to="someone@example.org",
+            subject="due",
+            text="due",
+            summary="Your move is accepted.",
+            status=(
+                OutgoingEmail.Status.COALESCING
+                if s.game_id in flush
+                else OutgoingEmail.Status.QUEUED
+            ),
+            next_attempt_at=past,
+        )
+        for s in people
+    )
     return part
 
 
@@ -188,23 +274,25 @@ def settle(games: list[int]) -> None:
     """What the sweep handed to workers counts as done (outside the timing)."""
     later = timezone.now() + timedelta(hours=30)
     Game.objects.filter(pk__in=games).update(deadline=later, work_due_since=None)
-    OutgoingEmail.objects.filter(game__in=games).exclude(
-        status=OutgoingEmail.Status.SENT).update(status=OutgoingEmail.Status.SENT)
+    OutgoingEmail.objects.filter(game__in=games).exclude(status=OutgoingEmail.Status.SENT).update(
+        status=OutgoingEmail.Status.SENT
+    )
 
 
 def still_due(part: dict[str, list[int]], now: datetime) -> dict[str, int]:
     """What a sweep at `now` left undone (all zero after a sweep that did its work)."""
     return {
-        "deadlines": Game.objects.filter(pk__in=part["deadline"]).exclude(
-            events__kind="deadline_missed").count(),
+        "deadlines": Game.objects.filter(pk__in=part["deadline"])
+        .exclude(events__kind="deadline_missed")
+        .count(),
         "reminders": Reminder.objects.filter(due_at__lte=now, sent_at__isnull=True).count(),
-        "recovery": Game.objects.filter(pk__in=part["recovery"],
-                                        work_due_since__lt=now).count(),
-        "held": OutgoingEmail.objects.filter(status=OutgoingEmail.Status.COALESCING,
-                                             next_attempt_at__lte=now).count(),
-        "outbox": OutgoingEmail.objects.filter(game__in=part["outbox"],
-                                               status=OutgoingEmail.Status.QUEUED,
-                                               next_attempt_at__lte=now).count(),
+        "recovery": Game.objects.filter(pk__in=part["recovery"], work_due_since__lt=now).count(),
+        "held": OutgoingEmail.objects.filter(
+            status=OutgoingEmail.Status.COALESCING, next_attempt_at__lte=now
+        ).count(),
+        "outbox": OutgoingEmail.objects.filter(
+            game__in=part["outbox"], status=OutgoingEmail.Status.QUEUED, next_attempt_at__lte=now
+        ).count(),
     }
 
 
@@ -213,7 +301,7 @@ def measure(count: int, due: int, repeat: int) -> dict[str, Any]:
     from games.tasks import sweep_once
 
     games = build(count)
-    batches = [games[i * due:(i + 1) * due] for i in range(repeat + 1)]
+    batches = [games[i * due : (i + 1) * due] for i in range(repeat + 1)]
     assert len(batches[-1]) == due, "too few games for fresh due work in every repeat"
     with no_task_queue():
         idle = [s * 1000 for s in samples(lambda: sweep_once(timezone.now()), repeat)]
@@ -236,10 +324,17 @@ def measure(count: int, due: int, repeat: int) -> dict[str, Any]:
                 timings.append((time.perf_counter() - start) * 1000)
             left.append(still_due(part, now))
             settle(batch)
-    return {"games": count, "due": due, "ms": median(timings), "spread": spread(timings),
-            "samples": [round(t, 1) for t in timings], "idle_ms": round(median(idle), 1),
-            "idle_queries": idle_queries, "due_queries": due_queries,
-            "left_undone": {k: max(d[k] for d in left) for k in left[0]}}
+    return {
+        "games": count,
+        "due": due,
+        "ms": median(timings),
+        "spread": spread(timings),
+        "samples": [round(t, 1) for t in timings],
+        "idle_ms": round(median(idle), 1),
+        "idle_queries": idle_queries,
+        "due_queries": due_queries,
+        "left_undone": {k: max(d[k] for d in left) for k in left[0]},
+    }
 
 
 @figures("sweep-scale")
@@ -250,6 +345,12 @@ def sweep_figures(options: Options) -> Iterator[Figure]:
     big = measure(options.size(10_000, 1_000), due, repeat)
     empty_tables()
     yield Figure(
-        "sweep-scale", f"one sweep, {big['games']:,} running games, {due} due",
-        round(big["ms"], 2), round(base["ms"], 2), "<= 1.5", unit="ms", spread=big["spread"],
-        detail={"measured": big, "baseline": base})
+        "sweep-scale",
+        f"one sweep, {big['games']:,} running games, {due} due",
+        round(big["ms"], 2),
+        round(base["ms"], 2),
+        "<= 1.5",
+        unit="ms",
+        spread=big["spread"],
+        detail={"measured": big, "baseline": base},
+    )

@@ -73,9 +73,17 @@ def person(name: str) -> User:
 def start_game(creator: User, other: User, name: str, seed: int = SEED) -> Game:
     """A 4-player game: `creator` red, `other` ochre, two computers; started."""
     game = services.create_game(
-        creator, name=name, player_count=4, setup="variable", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour="red",
-        computer_colours=["lilac", "grey"])
+        creator,
+        name=name,
+        player_count=4,
+        setup="variable",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["lilac", "grey"],
+    )
     Game.objects.filter(pk=game.pk).update(seed=seed)
     services.join_game(game.pk, other, "ochre")  # the last seat: the game starts
     return Game.objects.get(pk=game.pk)
@@ -105,8 +113,11 @@ def play_until(game_id: int, turn: int | None = None) -> Game:
 def copy_game(game: Game, name: str) -> Game:
     """The game's rows copied to a new game: its row, seats, snapshots, events, record."""
     skip = {"id", "invite_token", "mail_thread"}
-    fields = {f.attname: getattr(game, f.attname) for f in Game._meta.concrete_fields
-              if f.attname not in skip}
+    fields = {
+        f.attname: getattr(game, f.attname)
+        for f in Game._meta.concrete_fields
+        if f.attname not in skip
+    }
     copy = Game.objects.create(**{**fields, "name": name})
     seat_of = {}
     for seat in game.seats.order_by("position"):
@@ -127,8 +138,12 @@ def copy_game(game: Game, name: str) -> Game:
 def finish_now(game: Game) -> Game:
     """The game ended as it stands (the quick version: no time to play it out)."""
     Game.objects.filter(pk=game.pk).update(
-        status=Game.Status.FINISHED, winners=["red"], waiting=[], deadline=None,
-        finished_at=timezone.now())
+        status=Game.Status.FINISHED,
+        winners=["red"],
+        waiting=[],
+        deadline=None,
+        finished_at=timezone.now(),
+    )
     return Game.objects.get(pk=game.pk)
 
 
@@ -140,20 +155,43 @@ def clone_running(template: Game, count: int, first: int) -> None:
     assert snapshot is not None
     mine, theirs = seats[0].colour, seats[-1].colour
     skip = {"id", "invite_token", "mail_thread", "name", "waiting", "deadline", "created_at"}
-    fields = {f.attname: getattr(template, f.attname) for f in Game._meta.concrete_fields
-              if f.attname not in skip}
+    fields = {
+        f.attname: getattr(template, f.attname)
+        for f in Game._meta.concrete_fields
+        if f.attname not in skip
+    }
     now = timezone.now()
     games = Game.objects.bulk_create(
-        Game(**fields, name=f"Game {first + i}", waiting=[mine] if i % 2 else [theirs],
-             deadline=now + timedelta(minutes=30 + 37 * ((first + i) % 97)))
-        for i in range(count))
+        Game(
+            **fields,
+            name=f"Game {first + i}",
+            waiting=[mine] if i % 2 else [theirs],
+            deadline=now + timedelta(minutes=30 + 37 * ((first + i) % 97)),
+        )
+        for i in range(count)
+    )
     Seat.objects.bulk_create(
-        Seat(game_id=g.pk, colour=s.colour, position=s.position, user_id=s.user_id,
-             is_computer=s.is_computer) for g in games for s in seats)
+        Seat(
+            game_id=g.pk,
+            colour=s.colour,
+            position=s.position,
+            user_id=s.user_id,
+            is_computer=s.is_computer,
+        )
+        for g in games
+        for s in seats
+    )
     Snapshot.objects.bulk_create(
-        Snapshot(game_id=g.pk, phase_number=snapshot.phase_number, turn=snapshot.turn,
-                 phase_kind=snapshot.phase_kind, state=snapshot.state, power=snapshot.power)
-        for g in games)
+        Snapshot(
+            game_id=g.pk,
+            phase_number=snapshot.phase_number,
+            turn=snapshot.turn,
+            phase_kind=snapshot.phase_kind,
+            state=snapshot.state,
+            power=snapshot.power,
+        )
+        for g in games
+    )
     analyze()
 
 
@@ -206,9 +244,11 @@ def queries(client: Client, url: str) -> int:
 
 
 def urls(game: Game) -> dict[str, str]:
-    return {"game page": reverse("game", args=[game.pk]),
-            "JSON view": reverse("game_json", args=[game.pk]),
-            "lobby": reverse("lobby")}
+    return {
+        "game page": reverse("game", args=[game.pk]),
+        "JSON view": reverse("game_json", args=[game.pk]),
+        "lobby": reverse("lobby"),
+    }
 
 
 def step_url(game: Game, index: int) -> str:
@@ -227,10 +267,12 @@ def bench_site() -> Iterator[None]:
     renders them: the test environment (bench.db) instruments every template render for
     the test client (a copy of each context), which a server does not pay."""
     original = getattr(_TestState, "saved_data", None)
-    render = original.template_render if original is not None \
-        else Template._render  # type: ignore[attr-defined]
-    with override_settings(ROOT_URLCONF="bench.urls"), no_task_queue(), \
-            mock.patch.object(Template, "_render", render):
+    render = original.template_render if original is not None else Template._render  # type: ignore[attr-defined]
+    with (
+        override_settings(ROOT_URLCONF="bench.urls"),
+        no_task_queue(),
+        mock.patch.object(Template, "_render", render),
+    ):
         yield
 
 
@@ -268,8 +310,7 @@ def world(options: Options) -> World:
         if finished.status != Game.Status.FINISHED:
             finished = finish_now(finished)
     counts = {page: {"turn 1": early[page], f"turn {game.turn}": late[page]} for page in early}
-    _world = World(viewer=viewer, running=game, finished=finished, turn=game.turn,
-                   counts=counts)
+    _world = World(viewer=viewer, running=game, finished=finished, turn=game.turn, counts=counts)
     return _world
 
 
@@ -286,11 +327,21 @@ def game_page(options: Options) -> Iterator[Figure]:
         page, minimal = alternating([(client, page_url), (client, MINIMAL_PATH)], repeat)
         size = len(fetch(client, page_url))
     yield Figure(
-        "game-page", f"game page of a 4-player game after {w.turn} turns, server time",
-        measured=median(page), baseline=median(minimal), target="<= 5", unit="ms",
+        "game-page",
+        f"game page of a 4-player game after {w.turn} turns, server time",
+        measured=median(page),
+        baseline=median(minimal),
+        target="<= 5",
+        unit="ms",
         spread=spread(page),
-        detail={"turn": w.turn, "phase": w.running.phase_number, "samples": len(page),
-                "minimal_view_spread": spread(minimal), "html_bytes": size})
+        detail={
+            "turn": w.turn,
+            "phase": w.running.phase_number,
+            "samples": len(page),
+            "minimal_view_spread": spread(minimal),
+            "html_bytes": size,
+        },
+    )
 
 
 @figures("page-queries")
@@ -301,8 +352,8 @@ def page_queries(options: Options) -> Iterator[Figure]:
         client = client_of(w.viewer)
         counts["archive step page"] = {
             "turn 1": queries(client, step_url(w.finished, step_at(w.finished, 1))),
-            f"turn {w.turn}": queries(client, step_url(w.finished,
-                                                       step_at(w.finished, w.turn)))}
+            f"turn {w.turn}": queries(client, step_url(w.finished, step_at(w.finished, w.turn))),
+        }
     earlier = {page: c["turn 1"] for page, c in counts.items()}
     later = {page: c[f"turn {w.turn}"] for page, c in counts.items()}
     measured, baseline = max(later.values()), max(earlier.values())
@@ -312,11 +363,20 @@ def page_queries(options: Options) -> Iterator[Figure]:
     over = [f"{page} {n}" for page, n in later.items() if n > 10]
     bound = "each <= 10" if not over else f"not each <= 10: {', '.join(over)}"
     yield Figure(
-        "page-queries", "SQL queries of the game page, JSON view, lobby and archive step "
-        f"page after {w.turn} turns, against turn 1 ({bound})", measured=measured,
-        baseline=baseline, target="== 1", unit="queries",
-        detail={"by_page": counts, "changed": changed, "at_most_10": not over,
-                "viewer": "a seated player, signed in"})
+        "page-queries",
+        "SQL queries of the game page, JSON view, lobby and archive step "
+        f"page after {w.turn} turns, against turn 1 ({bound})",
+        measured=measured,
+        baseline=baseline,
+        target="== 1",
+        unit="queries",
+        detail={
+            "by_page": counts,
+            "changed": changed,
+            "at_most_10": not over,
+            "viewer": "a seated player, signed in",
+        },
+    )
 
 
 @figures("archive-depth")
@@ -327,13 +387,22 @@ def archive_depth(options: Options) -> Iterator[Figure]:
     with bench_site():
         client = client_of(None)
         first_ms, last_ms = alternating(
-            [(client, step_url(w.finished, 0)), (client, step_url(w.finished, last))], repeat)
+            [(client, step_url(w.finished, 0)), (client, step_url(w.finished, last))], repeat
+        )
     yield Figure(
-        "archive-depth", "archive step page at a finished game's last phase, server time",
-        measured=median(last_ms), baseline=median(first_ms), target="<= 1.5", unit="ms",
+        "archive-depth",
+        "archive step page at a finished game's last phase, server time",
+        measured=median(last_ms),
+        baseline=median(first_ms),
+        target="<= 1.5",
+        unit="ms",
         spread=spread(last_ms),
-        detail={"phases": last + 1, "turns": w.finished.turn,
-                "first_phase_spread": spread(first_ms)})
+        detail={
+            "phases": last + 1,
+            "turns": w.finished.turn,
+            "first_phase_spread": spread(first_ms),
+        },
+    )
 
 
 @figures("web-memory")
@@ -342,24 +411,45 @@ def web_memory(options: Options) -> Iterator[Figure]:
     memory counts: its resident set after 10 page views, and after 1,000."""
     w = world(options)
     views = options.size(1000, 50)
-    pages = [*urls(w.running).values(),
-             step_url(w.finished, step_at(w.finished, w.turn)),
-             reverse("archive"), reverse("live") + "?lobby=1"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "DEBUG": "false",
-           "DJANGO_SETTINGS_MODULE": os.environ.get("DJANGO_SETTINGS_MODULE",
-                                                    "lowenherz_site.test_settings"),
-           "BENCH_DATABASE": str(connection.settings_dict["NAME"]),
-           "BENCH_USER": str(w.viewer.pk), "BENCH_URLS": " ".join(pages),
-           "BENCH_VIEWS": f"10,{views}"}
-    done = subprocess.run([sys.executable, "-m", "bench.web_memory"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=600, check=False)
+    pages = [
+        *urls(w.running).values(),
+        step_url(w.finished, step_at(w.finished, w.turn)),
+        reverse("archive"),
+        reverse("live") + "?lobby=1",
+    ]
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "DEBUG": "false",
+        "DJANGO_SETTINGS_MODULE": os.environ.get(
+            "DJANGO_SETTINGS_MODULE", "lowenherz_site.test_settings"
+        ),
+        "BENCH_DATABASE": str(connection.settings_dict["NAME"]),
+        "BENCH_USER": str(w.viewer.pk),
+        "BENCH_URLS": " ".join(pages),
+        "BENCH_VIEWS": f"10,{views}",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.web_memory"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"bench.web_memory failed: {done.stderr[-2000:]}")
     rss: dict[str, int] = json.loads(done.stdout.strip().splitlines()[-1])
     yield Figure(
-        "web-memory", f"one web process's resident memory after {views:,} page views",
-        measured=rss[str(views)] / 1024, baseline=rss["10"] / 1024, target="<= 1.2",
-        unit="MiB", detail={"pages": pages, "rss_kib": rss})
+        "web-memory",
+        f"one web process's resident memory after {views:,} page views",
+        measured=rss[str(views)] / 1024,
+        baseline=rss["10"] / 1024,
+        target="<= 1.2",
+        unit="MiB",
+        detail={"pages": pages, "rss_kib": rss},
+    )
 
 
 @figures("lobby-scale")
@@ -386,37 +476,65 @@ def lobby_scale(options: Options) -> Iterator[Figure]:
             sizes = list(clients)
             measured = alternating([(clients[n], lobby) for n in sizes], repeat)
             polled = alternating([(clients[n], live) for n in sizes], repeat)
-            times, polls = dict(zip(sizes, measured, strict=True)), \
-                dict(zip(sizes, polled, strict=True))
+            times, polls = (
+                dict(zip(sizes, measured, strict=True)),
+                dict(zip(sizes, polled, strict=True)),
+            )
             for size, client in clients.items():
                 found[size] = lobby_seen(client, times[size], polls[size], b'id="my-game-')
     finally:
         empty_tables()
     yield lobby_figure(
-        "lobby-scale", f"lobby of a person seated in {large:,} running games, server time",
-        found[small], found[large], MY_GAMES_PAGE,
-        {"baseline": f"a person seated in {small} games of the same kind, in the same "
-                     "database, requests alternated with the measured person's",
-         **{f"{size} games": rounded(m) for size, m in found.items()}})
+        "lobby-scale",
+        f"lobby of a person seated in {large:,} running games, server time",
+        found[small],
+        found[large],
+        MY_GAMES_PAGE,
+        {
+            "baseline": f"a person seated in {small} games of the same kind, in the same "
+            "database, requests alternated with the measured person's",
+            **{f"{size} games": rounded(m) for size, m in found.items()},
+        },
+    )
 
 
-def lobby_seen(client: Client, times: list[float], polls: list[float], row: bytes
-               ) -> dict[str, Any]:
+def lobby_seen(
+    client: Client, times: list[float], polls: list[float], row: bytes
+) -> dict[str, Any]:
     """What a lobby figure reports of one size: the page's and the live poll's times
     (medians of `times` and `polls`), their queries, the page's bytes and its rows."""
     lobby, live = reverse("lobby"), reverse("live") + "?lobby=1"
     response = client.get(lobby)
-    return {"ms": median(times), "spread": spread(times), "queries": queries(client, lobby),
-            "html_bytes": len(response.content), "games_shown": response.content.count(row),
-            "live_ms": median(polls), "live_queries": queries(client, live)}
+    return {
+        "ms": median(times),
+        "spread": spread(times),
+        "queries": queries(client, lobby),
+        "html_bytes": len(response.content),
+        "games_shown": response.content.count(row),
+        "live_ms": median(polls),
+        "live_queries": queries(client, live),
+    }
 
 
-def lobby_figure(figure_id: str, what: str, small: dict[str, Any], large: dict[str, Any],
-                 page_size: int, detail: dict[str, Any]) -> Figure:
+def lobby_figure(
+    figure_id: str,
+    what: str,
+    small: dict[str, Any],
+    large: dict[str, Any],
+    page_size: int,
+    detail: dict[str, Any],
+) -> Figure:
     """A lobby figure: the large lobby's time against the small one's (`lobby_seen`)."""
-    return Figure(figure_id, what, measured=large["ms"], baseline=small["ms"],
-                  target="<= 1.5", unit="ms", spread=large["spread"],
-                  detail={"page_size": page_size, **detail})
+    return Figure(
+        figure_id,
+        what,
+        measured=large["ms"],
+        baseline=small["ms"],
+        target="<= 1.5",
+        unit="ms",
+        spread=large["spread"],
+        detail={"page_size": page_size, **detail},
+    )
 
 
 def rounded(measures: dict[str, Any]) -> dict[str, Any]:
@@ -426,13 +544,18 @@ def rounded(measures: dict[str, Any]) -> dict[str, Any]:
 def clone_open(template: Game, count: int, first: int) -> None:
     """`count` copies of a game gathering players (its row and its creator's seat)."""
     skip = {"id", "invite_token", "mail_thread", "name", "created_at"}
-    fields = {f.attname: getattr(template, f.attname) for f in Game._meta.concrete_fields
-              if f.attname not in skip}
-    games = Game.objects.bulk_create(Game(**fields, name=f"Open {first + i}")
-                                     for i in range(count))
+    fields = {
+        f.attname: getattr(template, f.attname)
+        for f in Game._meta.concrete_fields
+        if f.attname not in skip
+    }
+    games = Game.objects.bulk_create(Game(**fields, name=f"Open {first + i}") for i in range(count))
     seats = list(template.seats.all())
-    Seat.objects.bulk_create(Seat(game_id=g.pk, colour=s.colour, position=s.position,
-                                  user_id=s.user_id) for g in games for s in seats)
+    Seat.objects.bulk_create(
+        Seat(game_id=g.pk, colour=s.colour, position=s.position, user_id=s.user_id)
+        for g in games
+        for s in seats
+    )
     analyze()
 
 
@@ -455,9 +578,17 @@ def open_games_scale(options: Options) -> Iterator[Figure]:
         with bench_site():
             creator, viewer = person("olga"), person("otto")
             template = services.create_game(
-                creator, name="Open 0", player_count=4, setup="variable", decisions="sealed",
-                money="hidden", deadline_hours=48, invite_only=False, colour="red",
-                computer_colours=[])
+                creator,
+                name="Open 0",
+                player_count=4,
+                setup="variable",
+                decisions="sealed",
+                money="hidden",
+                deadline_hours=48,
+                invite_only=False,
+                colour="red",
+                computer_colours=[],
+            )
             client = client_of(viewer)
             lobby, live = reverse("lobby"), reverse("live") + "?lobby=1"
             clone_open(template, small - 1, first=1)
@@ -481,9 +612,15 @@ def open_games_scale(options: Options) -> Iterator[Figure]:
     finally:
         empty_tables()
     yield lobby_figure(
-        "open-games-scale", f"lobby while {large:,} games gather players, server time",
-        found[small], found[large], OPEN_GAMES_PAGE,
-        {"baseline": f"the same lobby of the same person while {small} games gather "
-                     "players, measured before the others were made and after they were "
-                     "deleted",
-         **{f"{size} open games": rounded(m) for size, m in found.items()}})
+        "open-games-scale",
+        f"lobby while {large:,} games gather players, server time",
+        found[small],
+        found[large],
+        OPEN_GAMES_PAGE,
+        {
+            "baseline": f"the same lobby of the same person while {small} games gather "
+            "players, measured before the others were made and after they were "
+            "deleted",
+            **{f"{size} open games": rounded(m) for size, m in found.items()},
+        },
+    )

@@ -89,8 +89,9 @@ def deployed(processes: int | None = None) -> list[Spec]:
     specs = [Spec(name, tuple(queues), concurrency) for name, queues, concurrency in layout]
     if processes is not None:
         fixed = sum(s.concurrency for s in specs if s.concurrency)
-        specs = [s if s.concurrency else Spec(s.name, s.queues, max(1, processes - fixed))
-                 for s in specs]
+        specs = [
+            s if s.concurrency else Spec(s.name, s.queues, max(1, processes - fixed)) for s in specs
+        ]
     return [s if s.concurrency else Spec(s.name, s.queues, 2) for s in specs]
 
 
@@ -103,16 +104,34 @@ def database_url() -> str:
     return f"postgres://{login}{db.get('HOST') or ''}{port}/{quote(db['NAME'])}"
 
 
-REDIRECTS = frozenset({"APP", "BROKER_URL", "RESULT_BACKEND", "LOADER", "CONFIG_MODULE",
-                       "SKIP_CHECKS", "EMAIL_URL", "EMAIL_HOST", "EMAIL_BACKEND"})
+REDIRECTS = frozenset(
+    {
+        "APP",
+        "BROKER_URL",
+        "RESULT_BACKEND",
+        "LOADER",
+        "CONFIG_MODULE",
+        "SKIP_CHECKS",
+        "EMAIL_URL",
+        "EMAIL_HOST",
+        "EMAIL_BACKEND",
+    }
+)
 
 
 def worker_env(var_dir: Path) -> dict[str, str]:
-    kept = {k: v for k, v in os.environ.items()
-            if k not in REDIRECTS and not k.startswith("CELERY_")}
-    return {**kept, "DATABASE_URL": database_url(), "REDIS_URL": settings.REDIS_URL,
-            "PYTHONPATH": str(ROOT), "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
-            "LOWENHERZ_VAR": str(var_dir), "DEBUG": "false"}
+    kept = {
+        k: v for k, v in os.environ.items() if k not in REDIRECTS and not k.startswith("CELERY_")
+    }
+    return {
+        **kept,
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": settings.REDIS_URL,
+        "PYTHONPATH": str(ROOT),
+        "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
+        "LOWENHERZ_VAR": str(var_dir),
+        "DEBUG": "false",
+    }
 
 
 def all_queues() -> list[str]:
@@ -141,13 +160,34 @@ def workers(specs: list[Spec]) -> Iterator[list[Path]]:
                 logs.append(log)
                 with log.open("wb") as out:
                     process = subprocess.Popen(
-                        [sys.executable, "-m", "celery", "-A", "lowenherz_site", "worker",
-                         "--include", "bench.tasks", "--pool=prefork", "-c",
-                         str(spec.concurrency), "-O", "fair", "--without-mingle",
-                         "--without-gossip", "--without-heartbeat", "-n", name,
-                         "--loglevel=info", *queues],
-                        cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                        stderr=subprocess.STDOUT)
+                        [
+                            sys.executable,
+                            "-m",
+                            "celery",
+                            "-A",
+                            "lowenherz_site",
+                            "worker",
+                            "--include",
+                            "bench.tasks",
+                            "--pool=prefork",
+                            "-c",
+                            str(spec.concurrency),
+                            "-O",
+                            "fair",
+                            "--without-mingle",
+                            "--without-gossip",
+                            "--without-heartbeat",
+                            "-n",
+                            name,
+                            "--loglevel=info",
+                            *queues,
+                        ],
+                        cwd=ROOT,
+                        env=env,
+                        stdin=subprocess.DEVNULL,
+                        stdout=out,
+                        stderr=subprocess.STDOUT,
+                    )
                 started.append(process)
                 wait_ready(process, name, log)
             yield logs
@@ -224,9 +264,18 @@ def noop_rate(count: int, queues: list[str]) -> float:
 def people_game(name: str) -> tuple[Game, dict[str, int]]:
     """Three people (red, ochre, lilac), sealed decisions; started."""
     users = [person(f"{name}-{i}") for i in range(3)]
-    game = services.create_game(users[0], name=name, player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        users[0],
+        name=name,
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     services.join_game(game.pk, users[1], "ochre")
     services.join_game(game.pk, users[2], "lilac")
     seats = dict(Seat.objects.filter(game=game).values_list("colour", "pk"))
@@ -236,10 +285,18 @@ def people_game(name: str) -> tuple[Game, dict[str, int]]:
 def computer_game(creator: User, name: str, standin: bool = False) -> Game:
     """Three computers (the creator's seat handed to one: for good, or as a stand-in, so
     that the creator is still told every phase), started; nothing queued yet."""
-    game = services.create_game(creator, name=name, player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red",
-                                computer_colours=["ochre", "lilac"])
+    game = services.create_game(
+        creator,
+        name=name,
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["ochre", "lilac"],
+    )
     seat = Seat.objects.filter(game=game, user=creator)
     seat.update(standin=True) if standin else seat.update(user=None, is_computer=True)
     return game
@@ -262,8 +319,9 @@ def submit_phase(game: Game, seats: dict[str, int]) -> float | None:
             state = Game.objects.get(pk=game.pk).engine_state
             with transaction.atomic():
                 transaction.on_commit(partial(_stamp, committed))
-                outcome = services.submit(game.pk, seats[colour],
-                                          default_move(state, colour), game.phase_number)
+                outcome = services.submit(
+                    game.pk, seats[colour], default_move(state, colour), game.phase_number
+                )
         if outcome.ready:
             ready_at = committed[0]
     return ready_at
@@ -277,8 +335,11 @@ def wait_for_snapshot(game_id: int, number: int, timeout: float = 30) -> float:
     """The worker's clock when it saved the snapshot of phase `number`."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        saved = (Snapshot.objects.filter(game_id=game_id, phase_number=number)
-                 .values_list("created_at", flat=True).first())
+        saved = (
+            Snapshot.objects.filter(game_id=game_id, phase_number=number)
+            .values_list("created_at", flat=True)
+            .first()
+        )
         if saved is not None:
             return saved.timestamp()
         time.sleep(0.004)
@@ -314,30 +375,42 @@ def resolve_latency(options: Options) -> Iterator[Figure]:
         idle = Latencies(resolve_queue).measure(count)
         for game_id in background:
             with transaction.atomic():
-                services.announce(services.keep_due(
-                    Game.objects.select_for_update().get(pk=game_id)))
+                services.announce(
+                    services.keep_due(Game.objects.select_for_update().get(pk=game_id))
+                )
         busy = Latencies(resolve_queue).measure(count)
         backlog = queue_lengths()
         time.sleep(1.0)  # the last phase's emails
         emails = _email_times(busy.phases)
         ran = task_seconds(logs, "games.tasks.resolve_phase")
     yield Figure(
-        "resolve-latency", "last submission committed → resolution saved, p50, workers busy "
+        "resolve-latency",
+        "last submission committed → resolution saved, p50, workers busy "
         "with other games (baseline: a no-op's round trip to the resolve queue, between the "
-        "resolutions)", median(busy.latencies) * 1000, median(busy.noops) * 1000, "<= 5",
-        unit="ms", spread=spread(busy.latencies),
-        detail={"samples": len(busy.latencies),
-                "p90_ms": round(percentile(busy.latencies, 90) * 1000, 1),
-                "max_ms": round(max(busy.latencies) * 1000, 1),
-                "noop_p90_ms": round(percentile(busy.noops, 90) * 1000, 2),
-                "idle": idle.summary(), "noop_on_idle_workers_p50_ms":
-                round(median(first) * 1000, 2),
-                "emails_queued_p50_ms": emails["queued"], "emails_sent_p50_ms": emails["sent"],
-                "background_games": len(background), "queued_at_end": backlog,
-                "resolve_task_p50_ms": round(median(ran) * 1000, 1) if ran else None,
-                "workers": [f"{s.name}: {','.join(s.queues or ['all'])} ×{s.concurrency}"
-                            for s in specs],
-                "resolve_queue": resolve_queue})
+        "resolutions)",
+        median(busy.latencies) * 1000,
+        median(busy.noops) * 1000,
+        "<= 5",
+        unit="ms",
+        spread=spread(busy.latencies),
+        detail={
+            "samples": len(busy.latencies),
+            "p90_ms": round(percentile(busy.latencies, 90) * 1000, 1),
+            "max_ms": round(max(busy.latencies) * 1000, 1),
+            "noop_p90_ms": round(percentile(busy.noops, 90) * 1000, 2),
+            "idle": idle.summary(),
+            "noop_on_idle_workers_p50_ms": round(median(first) * 1000, 2),
+            "emails_queued_p50_ms": emails["queued"],
+            "emails_sent_p50_ms": emails["sent"],
+            "background_games": len(background),
+            "queued_at_end": backlog,
+            "resolve_task_p50_ms": round(median(ran) * 1000, 1) if ran else None,
+            "workers": [
+                f"{s.name}: {','.join(s.queues or ['all'])} ×{s.concurrency}" for s in specs
+            ],
+            "resolve_queue": resolve_queue,
+        },
+    )
 
 
 @dataclass
@@ -372,14 +445,15 @@ class Latencies:
         with no_task_queue():
             game, seats = people_game(f"latency-{uuid.uuid4().hex[:8]}")
         with transaction.atomic():
-            services.announce(services.keep_due(
-                Game.objects.select_for_update().get(pk=game.pk)))
+            services.announce(services.keep_due(Game.objects.select_for_update().get(pk=game.pk)))
         return game, seats
 
     def summary(self) -> dict[str, float]:
-        return {"p50_ms": round(median(self.latencies) * 1000, 2),
-                "noop_p50_ms": round(median(self.noops) * 1000, 2),
-                "ratio": round(median(self.latencies) / median(self.noops), 2)}
+        return {
+            "p50_ms": round(median(self.latencies) * 1000, 2),
+            "noop_p50_ms": round(median(self.noops) * 1000, 2),
+            "ratio": round(median(self.latencies) / median(self.noops), 2),
+        }
 
 
 BACKGROUND_GAMES = 8  # computer games with a person told every phase: emails, computers
@@ -388,8 +462,10 @@ BACKGROUND_GAMES = 8  # computer games with a person told every phase: emails, c
 def busy_games(count: int) -> list[int]:
     """Games that keep the workers busy meanwhile: computers play every seat, one of them
     standing in for a person who is told every phase by email."""
-    return [computer_game(person(f"bystander{i}"), f"background {i}", standin=True).pk
-            for i in range(count)]
+    return [
+        computer_game(person(f"bystander{i}"), f"background {i}", standin=True).pk
+        for i in range(count)
+    ]
 
 
 def wait_until_told(game_id: int, timeout: float = 60) -> Game:
@@ -418,16 +494,20 @@ def _email_times(phases: list[tuple[int, int, float]]) -> dict[str, float | None
     """Commit → the next phase's "waits for you" emails queued (first) and sent (last)."""
     queued, sent = [], []
     for game_id, number, committed in phases:
-        rows = list(OutgoingEmail.objects.filter(game_id=game_id, phase_number=number,
-                                                 kind="your_turn")
-                    .values_list("created_at", "sent_at"))
+        rows = list(
+            OutgoingEmail.objects.filter(
+                game_id=game_id, phase_number=number, kind="your_turn"
+            ).values_list("created_at", "sent_at")
+        )
         if rows:
             queued.append(min(r[0] for r in rows).timestamp() - committed)
         sent_at = [r[1] for r in rows if r[1] is not None]
         if rows and len(sent_at) == len(rows):
             sent.append(max(sent_at).timestamp() - committed)
-    return {"queued": round(median(queued) * 1000, 1) if queued else None,
-            "sent": round(median(sent) * 1000, 1) if sent else None}
+    return {
+        "queued": round(median(queued) * 1000, 1) if queued else None,
+        "sent": round(median(sent) * 1000, 1) if sent else None,
+    }
 
 
 @figures("notify-cost")
@@ -457,24 +537,34 @@ def notify_cost(options: Options) -> Iterator[Figure]:
             sent_meanwhile()
     n_cpu, r_cpu = median([n[0] for n in notifying]), median([r[0] for r in resolving])
     yield Figure(
-        "notify-cost", "notifying a phase change (3 people), CPU", n_cpu * 1000, r_cpu * 1000,
-        "<= 1", unit="ms", spread=spread([n[0] for n in notifying]),
-        detail={"phases": len(notifying),
-                "notify_wall_ms": round(median([n[1] for n in notifying]) * 1000, 1),
-                "notify_queries": median([n[2] for n in notifying]),
-                "notify_queries_max": max(n[2] for n in notifying),
-                "notify_emails_per_phase": median([n[3] for n in notifying]),
-                "notify_cpu_ms_per_email": round(median([n[0] / n[3] for n in notifying
-                                                         if n[3]]) * 1000, 2),
-                "resolve_wall_ms": round(median([r[1] for r in resolving]) * 1000, 1),
-                "resolve_queries": median([r[2] for r in resolving]),
-                "resolve_queries_max": max(r[2] for r in resolving)})
+        "notify-cost",
+        "notifying a phase change (3 people), CPU",
+        n_cpu * 1000,
+        r_cpu * 1000,
+        "<= 1",
+        unit="ms",
+        spread=spread([n[0] for n in notifying]),
+        detail={
+            "phases": len(notifying),
+            "notify_wall_ms": round(median([n[1] for n in notifying]) * 1000, 1),
+            "notify_queries": median([n[2] for n in notifying]),
+            "notify_queries_max": max(n[2] for n in notifying),
+            "notify_emails_per_phase": median([n[3] for n in notifying]),
+            "notify_cpu_ms_per_email": round(
+                median([n[0] / n[3] for n in notifying if n[3]]) * 1000, 2
+            ),
+            "resolve_wall_ms": round(median([r[1] for r in resolving]) * 1000, 1),
+            "resolve_queries": median([r[2] for r in resolving]),
+            "resolve_queries_max": max(r[2] for r in resolving),
+        },
+    )
 
 
 def sent_meanwhile() -> None:
     """The queued emails, sent: what the sending worker does before people move."""
     OutgoingEmail.objects.filter(status=OutgoingEmail.Status.QUEUED).update(
-        status=OutgoingEmail.Status.SENT, sent_at=timezone.now())
+        status=OutgoingEmail.Status.SENT, sent_at=timezone.now()
+    )
 
 
 def _measured(function: Callable[[], object]) -> tuple[float, float, int]:
@@ -508,15 +598,19 @@ def throughput(options: Options) -> Iterator[Figure]:
         template = Game.objects.get(pk=template.pk)
         games = [copy_game(template, f"computers {i}").pk for i in range(count)]
     specs = deployed(processes=2)
-    queues = [s.queues[0] if s.queues else celery_app.conf.task_default_queue for s in specs
-              for _ in range(s.concurrency)]
+    queues = [
+        s.queues[0] if s.queues else celery_app.conf.task_default_queue
+        for s in specs
+        for _ in range(s.concurrency)
+    ]
     with workers(specs) as logs:
         rate = noop_rate(options.size(2000, 300), queues)
         initial = _phases(games)
         for game_id in games:
             with transaction.atomic():
-                services.announce(services.keep_due(
-                    Game.objects.select_for_update().get(pk=game_id)))
+                services.announce(
+                    services.keep_due(Game.objects.select_for_update().get(pk=game_id))
+                )
         # Every game's computers are asked at once: the first phases end together, after
         # the whole first wave. The window opens once half the games are past it.
         warm = time.monotonic() + options.size(90, 8)
@@ -528,19 +622,34 @@ def throughput(options: Options) -> Iterator[Figure]:
         took = {task.rpartition(".")[2]: task_seconds(logs, task) for task in TASKS}
     finished = Game.objects.filter(pk__in=games, status=Game.Status.FINISHED).count()
     yield Figure(
-        "throughput", f"{count} computer games at once, two worker processes: phases/s",
-        done / elapsed, rate, ">= 0.3", unit="/s",
-        detail={"games": count, "window_s": window, "phases": done, "finished": finished,
-                "noop_per_s": round(rate, 1),
-                "task_p50_ms": {name: round(median(t) * 1000, 1) for name, t in took.items() if t},
-                "tasks_run": {name: len(t) for name, t in took.items()},
-                "workers": [f"{s.name}: {','.join(s.queues or ['all'])} ×{s.concurrency}"
-                            for s in specs]})
+        "throughput",
+        f"{count} computer games at once, two worker processes: phases/s",
+        done / elapsed,
+        rate,
+        ">= 0.3",
+        unit="/s",
+        detail={
+            "games": count,
+            "window_s": window,
+            "phases": done,
+            "finished": finished,
+            "noop_per_s": round(rate, 1),
+            "task_p50_ms": {name: round(median(t) * 1000, 1) for name, t in took.items() if t},
+            "tasks_run": {name: len(t) for name, t in took.items()},
+            "workers": [
+                f"{s.name}: {','.join(s.queues or ['all'])} ×{s.concurrency}" for s in specs
+            ],
+        },
+    )
 
 
 PAST_PLACEMENT = 2  # the turn the games start the window in
-TASKS = ("games.tasks.play_computer", "games.tasks.resolve_phase", "games.tasks.notify_phase",
-         "games.tasks.send_email")
+TASKS = (
+    "games.tasks.play_computer",
+    "games.tasks.resolve_phase",
+    "games.tasks.notify_phase",
+    "games.tasks.send_email",
+)
 
 
 def _phases(games: list[int]) -> int:

@@ -105,8 +105,9 @@ class RandomPlayer:
         assert outcome is not None
         return move, *outcome
 
-    def decide(self, state: GameState, player: str, *,
-               applying: bool) -> tuple[Submission, Outcome | None]:
+    def decide(
+        self, state: GameState, player: str, *, applying: bool
+    ) -> tuple[Submission, Outcome | None]:
         """A legal move; with `applying`, also what it leads to (else only when a tactic
         had that already)."""
         if player not in state.phase.waiting:
@@ -143,16 +144,18 @@ class GreedyPlayer(RandomPlayer):
 # --- what every tactic may use --------------------------------------------------------
 
 
-def favour(rng: random.Random, items: Sequence[M], preferred: Callable[[M], bool],
-           ) -> Sequence[M]:
+def favour(
+    rng: random.Random,
+    items: Sequence[M],
+    preferred: Callable[[M], bool],
+) -> Sequence[M]:
     """Half of the time only the preferred items, when there are any: knights that
     strengthen a region, expansions that attack one (RULES 5.3)."""
     chosen = [i for i in items if preferred(i)]
     return chosen if chosen and rng.random() < 0.5 else items
 
 
-def treasure_for(rng: random.Random, pos: Position, player: str,
-                 amount: int) -> tuple[int, ...]:
+def treasure_for(rng: random.Random, pos: Position, player: str, amount: int) -> tuple[int, ...]:
     """RULES 7.3: one Treasure card when ducats fall short, and sometimes anyway."""
     holder = pos.players[player]
     if amount == 0:
@@ -331,8 +334,11 @@ class SwordsTactic(Tactic):
         holder = pos.players[player]
         budget = holder.ducats + max(holder.treasure(), default=0)
         for _ in range(self.rng.randint(1, swords)):
-            cells = [c for c in rules.legal_knight_cells(scratch, player)
-                     if fees + rules.knight_fee(scratch, c) <= budget]
+            cells = [
+                c
+                for c in rules.legal_knight_cells(scratch, player)
+                if fees + rules.knight_fee(scratch, c) <= budget
+            ]
             expanded = any(isinstance(s, Expand) for s in steps)
             expansions = [] if expanded else rules.legal_expansions(scratch, player)
             if not cells and not expansions:
@@ -354,7 +360,8 @@ class SwordsTactic(Tactic):
     def expansion(self, pos: Position, player: str, singles: Sequence[Expand]) -> Expand:
         """A one-cell expansion, grown to two cells half of the time when one fits."""
         first = self.rng.choice(
-            favour(self.rng, singles, lambda e: pos.area_at(e.cells[0]).is_region))
+            favour(self.rng, singles, lambda e: pos.area_at(e.cells[0]).is_region)
+        )
         if self.rng.random() < 0.5:
             return first
         assert first.castle is not None
@@ -380,8 +387,9 @@ class PoliticsTactic(Tactic):
         self.rng.shuffle(pairs)
         plays: list[Politics] = []
         if "alliance" in hand:
-            plays += [Alliance(m.castle, t.castle) for m, t in pairs
-                      if not pos.allied(m.castle, t.castle)]
+            plays += [
+                Alliance(m.castle, t.castle) for m, t in pairs if not pos.allied(m.castle, t.castle)
+            ]
         if "renegade" in hand:
             plays += [r for m, t in pairs[:3] if (r := self.renegade(pos, player, m, t))]
         return self.rng.choice(plays) if plays else None
@@ -402,13 +410,17 @@ class PoliticsTactic(Tactic):
 
     def end_alliance(self, pos: Position, player: str) -> EndAlliance | None:
         """RULES 7.1: now and then pay to end an alliance (legal at any time)."""
-        mine = [key for key in sorted(pos.alliances)
-                if player in (pos.castles[key[0]], pos.castles[key[1]])]
+        mine = [
+            key
+            for key in sorted(pos.alliances)
+            if player in (pos.castles[key[0]], pos.castles[key[1]])
+        ]
         if not mine or self.rng.random() >= END_ALLIANCE_CHANCE:
             return None
         own, other = self.rng.choice(mine)
-        return EndAlliance(own, other,
-                           treasure_for(self.rng, pos, player, rules.ALLIANCE_BREAK_FEE))
+        return EndAlliance(
+            own, other, treasure_for(self.rng, pos, player, rules.ALLIANCE_BREAK_FEE)
+        )
 
 
 # --- the greedy player's tactics ------------------------------------------------------------
@@ -442,8 +454,7 @@ class GreedyPerformTactic(PerformTactic):
         return super().propose(state, player)
 
     def best_swords(self, state: GameState, player: str, swords: int) -> Submission:
-        candidates = {self.swords.propose(state.pos, player, swords)
-                      for _ in range(GREEDY_SWORDS)}
+        candidates = {self.swords.propose(state.pos, player, swords) for _ in range(GREEDY_SWORDS)}
         before = state.pos.players[player].power
         best: tuple[int, int] | None = None
         choice: Submission = Pass()
@@ -485,12 +496,14 @@ class GreedyWallTactic(WallTactic):
 
 def open_castles(pos: Position, player: str) -> list[Cell]:
     """The player's castles not yet in a region."""
-    return [c for c, owner in pos.castles.items()
-            if owner == player and not pos.area_at(c).is_region]
+    return [
+        c for c, owner in pos.castles.items() if owner == player and not pos.area_at(c).is_region
+    ]
 
 
-def enclosure_walls(pos: Position, player: str, legal: Sequence[Edge],
-                    rng: random.Random) -> tuple[list[Edge], list[Edge]]:
+def enclosure_walls(
+    pos: Position, player: str, legal: Sequence[Edge], rng: random.Random
+) -> tuple[list[Edge], list[Edge]]:
     """For the box (a rectangle of cells holding one own open castle and no other)
     that needs the fewest more walls, all of them legal now: those walls, and the
     legal walls inside the box."""
@@ -513,8 +526,10 @@ def enclosure_walls(pos: Position, player: str, legal: Sequence[Edge],
     if not best:
         return [], []
     box = rng.choice(best)
-    return ([e for e in box.border if e not in pos.walls],
-            [e for e in legal if e[0] in box.cells and e[1] in box.cells])
+    return (
+        [e for e in box.border if e not in pos.walls],
+        [e for e in legal if e[0] in box.cells and e[1] in box.cells],
+    )
 
 
 @dataclass(frozen=True)
@@ -535,10 +550,15 @@ class BoardBits:
 @cache
 def board_bits(width: int, height: int) -> BoardBits:
     cells = [(x, y) for y in range(height) for x in range(width)]
-    edges = [make_edge(c, n) for c in cells for n in around(c)
-             if 0 <= n[0] < width and 0 <= n[1] < height and c < n]
-    return BoardBits({c: 1 << i for i, c in enumerate(cells)},
-                     {e: 1 << i for i, e in enumerate(edges)})
+    edges = [
+        make_edge(c, n)
+        for c in cells
+        for n in around(c)
+        if 0 <= n[0] < width and 0 <= n[1] < height and c < n
+    ]
+    return BoardBits(
+        {c: 1 << i for i, c in enumerate(cells)}, {e: 1 << i for i, e in enumerate(edges)}
+    )
 
 
 @dataclass(frozen=True)
@@ -561,16 +581,17 @@ def boxes_around(width: int, height: int, castle: Cell) -> tuple[Box, ...]:
         for h in range(1, ENCLOSURE_CELLS // w + 1):
             for left in range(max(0, castle[0] - w + 1), min(castle[0], width - w) + 1):
                 for top in range(max(0, castle[1] - h + 1), min(castle[1], height - h) + 1):
-                    box = frozenset((x, y) for x in range(left, left + w)
-                                    for y in range(top, top + h))
+                    box = frozenset(
+                        (x, y) for x in range(left, left + w) for y in range(top, top + h)
+                    )
                     border = rectangle_border(left, top, w, h, width, height)
-                    found.append(Box(box, border, bits.cells(box - {castle}),
-                                     bits.edges(border)))
+                    found.append(Box(box, border, bits.cells(box - {castle}), bits.edges(border)))
     return tuple(found)
 
 
-def rectangle_border(left: int, top: int, w: int, h: int, width: int,
-                     height: int) -> tuple[Edge, ...]:
+def rectangle_border(
+    left: int, top: int, w: int, h: int, width: int, height: int
+) -> tuple[Edge, ...]:
     """The edges between a rectangle and the cells round it on the board, sorted; each
     spelt as `make_edge` spells it (the upper or left cell first)."""
     right, bottom = left + w, top + h
@@ -593,10 +614,17 @@ def in_own_regions(pos: Position, player: str) -> set[Cell]:
 
 def bordering_pairs(pos: Position, player: str) -> list[tuple[Area, Area]]:
     """(own region, another player's region) pairs sharing a wall edge (RULES 7)."""
-    rivals = [r for r in pos.regions() if pos.owner(r) not in (player, None)
-              and pos.is_player(pos.owner(r) or "")]
-    return [(mine, theirs) for mine in pos.regions(player) for theirs in rivals
-            if pos.borders(mine, theirs)]
+    rivals = [
+        r
+        for r in pos.regions()
+        if pos.owner(r) not in (player, None) and pos.is_player(pos.owner(r) or "")
+    ]
+    return [
+        (mine, theirs)
+        for mine in pos.regions(player)
+        for theirs in rivals
+        if pos.borders(mine, theirs)
+    ]
 
 
 PLAYERS: dict[str, type[RandomPlayer]] = {"random": RandomPlayer, "greedy": GreedyPlayer}

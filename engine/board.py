@@ -120,7 +120,9 @@ def _neighbours(width: int, height: int) -> dict[Cell, tuple[Cell, ...]]:
 def _edges(width: int, height: int) -> tuple[Edge, ...]:
     neighbours = _neighbours(width, height)
     return tuple(
-        make_edge(c, n) for c in _cells(width, height) for n in neighbours[c]
+        make_edge(c, n)
+        for c in _cells(width, height)
+        for n in neighbours[c]
         if cell_order(c) < cell_order(n)
     )
 
@@ -143,9 +145,7 @@ def rotate(rows: Sequence[str], quarter_turns: int) -> tuple[str, ...]:
     result = tuple(rows)
     for _ in range(quarter_turns % 4):
         size = len(result)
-        result = tuple(
-            "".join(result[size - 1 - r][c] for r in range(size)) for c in range(size)
-        )
+        result = tuple("".join(result[size - 1 - r][c] for r in range(size)) for c in range(size))
     return result
 
 

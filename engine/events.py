@@ -313,15 +313,18 @@ class RenegadePlayed(Stamped):
 
 
 # `for` is a keyword, so this one is spelt the functional way.
-Paid = TypedDict("Paid", {
-    "turn": NotRequired[int],
-    "kind": Literal["paid"],
-    "player": str,
-    "amount": int,
-    "ducats": int,
-    "treasure": list[int],
-    "for": str,
-})
+Paid = TypedDict(
+    "Paid",
+    {
+        "turn": NotRequired[int],
+        "kind": Literal["paid"],
+        "player": str,
+        "amount": int,
+        "ducats": int,
+        "treasure": list[int],
+        "for": str,
+    },
+)
 
 
 # --- the end (RULES 8) ------------------------------------------------------------------------
@@ -356,11 +359,44 @@ class EndGame(Stamped):
 
 
 Event = (
-    Placed | Reveal | Decided | Decision | Revealed | PoliticsReturned | Money | NothingToDo
-    | Perform | Declined | TurnEnd | Negotiation | OfferMade | Accepted | BrokenOff | Duel
-    | BidMade | Bids | DuelWon | DuelVoid | WallPlaced | KnightPlaced | Expanded | Looks
-    | TookCard | CardTaken | Founded | Lost | Severed | Silver | AllianceMade
-    | AllianceBroken | RenegadePlayed | Paid | FinalHills | Parchment | GameOver | EndGame
+    Placed
+    | Reveal
+    | Decided
+    | Decision
+    | Revealed
+    | PoliticsReturned
+    | Money
+    | NothingToDo
+    | Perform
+    | Declined
+    | TurnEnd
+    | Negotiation
+    | OfferMade
+    | Accepted
+    | BrokenOff
+    | Duel
+    | BidMade
+    | Bids
+    | DuelWon
+    | DuelVoid
+    | WallPlaced
+    | KnightPlaced
+    | Expanded
+    | Looks
+    | TookCard
+    | CardTaken
+    | Founded
+    | Lost
+    | Severed
+    | Silver
+    | AllianceMade
+    | AllianceBroken
+    | RenegadePlayed
+    | Paid
+    | FinalHills
+    | Parchment
+    | GameOver
+    | EndGame
 )
 Log = list[Event]
 

@@ -144,8 +144,9 @@ def replay(settings: Settings, record: Sequence[tuple[str, Submission]]) -> Game
 
 def _apply(state: GameState, player: str, move: Submission, log: Log) -> None:
     if isinstance(move, EndAlliance):  # RULES 7.1: at any time
-        rules.break_alliance(state.pos, player, move.own, move.other, move.treasure, log,
-                             trusted=True)
+        rules.break_alliance(
+            state.pos, player, move.own, move.other, move.treasure, log, trusted=True
+        )
         return
     HANDLERS[state.phase.kind](state, player, move, log)
 
@@ -163,8 +164,15 @@ def _on_placement(state: GameState, player: str, move: Submission, log: Log) -> 
     colour = state.phase.colour
     assert colour is not None
     rules.place_castle(state.pos, colour, move)
-    log.append({"kind": "placed", "player": player, "colour": colour,
-                "castle": list(move.castle), "knight": list(move.knight)})
+    log.append(
+        {
+            "kind": "placed",
+            "player": player,
+            "colour": colour,
+            "castle": list(move.castle),
+            "knight": list(move.knight),
+        }
+    )
     state.placements.pop(0)
     if state.placements:
         _next_placement(state)
@@ -213,12 +221,18 @@ def _on_decision(state: GameState, player: str, move: Submission, log: Log) -> N
     # Open mode (RULES 3.2): the choice is public at once, politics take effect now.
     state.decisions[player] = move.choices
     choices = _choice_json(move.choices)
-    log.append({"kind": "decision", "player": player, "cards": choices["cards"],
-                "politics": choices["politics"]})
+    log.append(
+        {
+            "kind": "decision",
+            "player": player,
+            "cards": choices["cards"],
+            "politics": choices["politics"],
+        }
+    )
     for choice in move.choices:
         if choice.politics is not None:
             _play_politics(state, player, choice.politics, log)
-    following = state.order[len(state.decisions):]
+    following = state.order[len(state.decisions) :]
     if following:
         state.phase.waiting = following[:1]
     else:
@@ -226,9 +240,12 @@ def _on_decision(state: GameState, player: str, move: Submission, log: Log) -> N
 
 
 def _choice_json(choices: tuple[Choice, ...]) -> ChoiceJson:
-    return {"cards": [c.card for c in choices],
-            "politics": [None if c.politics is None else rules.politics_card(c.politics)
-                         for c in choices]}
+    return {
+        "cards": [c.card for c in choices],
+        "politics": [
+            None if c.politics is None else rules.politics_card(c.politics) for c in choices
+        ],
+    }
 
 
 def _reveal_decisions(state: GameState, log: Log) -> None:
@@ -238,16 +255,23 @@ def _reveal_decisions(state: GameState, log: Log) -> None:
         decided = state.sealed.pop(player)
         assert isinstance(decided, Decide)
         state.decisions[player] = decided.choices
-    log.append({"kind": "revealed", "decisions": {
-        p: _choice_json(c) for p, c in state.decisions.items()}})
+    log.append(
+        {"kind": "revealed", "decisions": {p: _choice_json(c) for p, c in state.decisions.items()}}
+    )
     for player in state.order:
         for choice in state.decisions[player]:
             if choice.politics is None:
                 continue
             problem = rules.politics_problem(state.pos, player, choice.politics)
             if problem:
-                log.append({"kind": "politics_returned", "player": player,
-                            "card": rules.politics_card(choice.politics), "reason": problem})
+                log.append(
+                    {
+                        "kind": "politics_returned",
+                        "player": player,
+                        "card": rules.politics_card(choice.politics),
+                        "reason": problem,
+                    }
+                )
                 continue
             _play_politics(state, player, choice.politics, log)
     _resolve(state, log)
@@ -262,16 +286,18 @@ def _resolve(state: GameState, log: Log) -> None:
     actions = state.card.split()
     while state.slot < len(actions):
         action = actions[state.slot]
-        choosers = [p for p in state.order if state.slot + 1 in
-                    [c.card for c in state.decisions.get(p, ())]]
+        choosers = [
+            p for p in state.order if state.slot + 1 in [c.card for c in state.decisions.get(p, ())]
+        ]
         if action.startswith("M") and choosers:
             _share_money(state, action, choosers, log)
         elif len(choosers) == 1:
             if _begin_perform(state, choosers[0], log):
                 return
         elif len(choosers) == 2:
-            state.phase = Phase("negotiation", waiting=list(choosers), action=action,
-                                contenders=list(choosers))
+            state.phase = Phase(
+                "negotiation", waiting=list(choosers), action=action, contenders=list(choosers)
+            )
             log.append({"kind": "negotiation", "action": action, "players": choosers})
             return
         elif choosers:
@@ -390,10 +416,10 @@ def _accept_offer(state: GameState, player: str, payer: str, ducats: int, log: L
         _next_action(state, log)
 
 
-def _begin_duel(state: GameState, action: str, players: list[str], round_: int,
-                log: Log) -> None:
-    state.phase = Phase("duel", waiting=list(players), action=action,
-                        contenders=list(players), round=round_)
+def _begin_duel(state: GameState, action: str, players: list[str], round_: int, log: Log) -> None:
+    state.phase = Phase(
+        "duel", waiting=list(players), action=action, contenders=list(players), round=round_
+    )
     log.append({"kind": "duel", "action": action, "players": players, "round": round_})
 
 
@@ -415,9 +441,16 @@ def _settle_duel(state: GameState, log: Log) -> None:
         bid = state.sealed.pop(p)
         assert isinstance(bid, Bid)
         bids[p] = bid
-    log.append({"kind": "bids", "round": phase.round, "bids": {
-        p: {"ducats": b.ducats, "treasure": list(b.treasure), "total": b.total}
-        for p, b in bids.items()}})
+    log.append(
+        {
+            "kind": "bids",
+            "round": phase.round,
+            "bids": {
+                p: {"ducats": b.ducats, "treasure": list(b.treasure), "total": b.total}
+                for p, b in bids.items()
+            },
+        }
+    )
     top = max(b.total for b in bids.values())
     leaders = [p for p in phase.contenders if bids[p].total == top]
     if len(leaders) == 1:
@@ -454,17 +487,34 @@ def _end_game(state: GameState, log: Log) -> None:
     pos = state.pos
     for player in state.order:
         hills = pos.hills_in_regions(player)
-        log.append({"kind": "final_hills", "player": player, "hills": hills,
-                    "points": rules.change_power(pos, player, hills)})
-        parchment = sum(int(c.split()[1]) for c in pos.players[player].hand
-                        if c.startswith("parchment"))
+        log.append(
+            {
+                "kind": "final_hills",
+                "player": player,
+                "hills": hills,
+                "points": rules.change_power(pos, player, hills),
+            }
+        )
+        parchment = sum(
+            int(c.split()[1]) for c in pos.players[player].hand if c.startswith("parchment")
+        )
         if parchment:
-            log.append({"kind": "parchment", "player": player,
-                        "points": rules.change_power(pos, player, parchment)})
+            log.append(
+                {
+                    "kind": "parchment",
+                    "player": player,
+                    "points": rules.change_power(pos, player, parchment),
+                }
+            )
     state.winners = rules.winners(pos, state.players)
     state.phase = Phase("over")
-    log.append({"kind": "game_over", "winners": state.winners,
-                "power": {p: pos.players[p].power for p in state.players}})
+    log.append(
+        {
+            "kind": "game_over",
+            "winners": state.winners,
+            "power": {p: pos.players[p].power for p in state.players},
+        }
+    )
 
 
 # --- defaults at a deadline (RULES 9) ----------------------------------------------------
@@ -472,8 +522,10 @@ def _end_game(state: GameState, log: Log) -> None:
 
 def default_move(state: GameState, player: str) -> Submission:
     """RULES 9: what a player who missed the deadline submits."""
-    rng = random.Random(f"{state.settings.seed}/{state.turn}/{state.phase.kind}/"
-                        f"{player}/{len(state.placements)}/{state.slot}")
+    rng = random.Random(
+        f"{state.settings.seed}/{state.turn}/{state.phase.kind}/"
+        f"{player}/{len(state.placements)}/{state.slot}"
+    )
     kind = state.phase.kind
     if kind == "placement":
         assert state.phase.colour is not None
@@ -500,6 +552,17 @@ HANDLERS: dict[str, Handler] = {
 # `GameState`, `Phase` and `decision_problem` live in engine.state and
 # engine.phase_rules; the site imports them from here.
 __all__ = [
-    "GameState", "Log", "Phase", "apply", "attempt", "check", "decision_problem", "default_move",
-    "is_simultaneous", "new_game", "replay", "start_game", "submit",
+    "GameState",
+    "Log",
+    "Phase",
+    "apply",
+    "attempt",
+    "check",
+    "decision_problem",
+    "default_move",
+    "is_simultaneous",
+    "new_game",
+    "replay",
+    "start_game",
+    "submit",
 ]

@@ -143,12 +143,23 @@ class EndAlliance:
 
 
 Submission = (
-    Place | Decide | Offer | Accept | BreakOff | Bid | Walls | Swords
-    | ChoosePile | TakeCard | Pass | EndAlliance
+    Place
+    | Decide
+    | Offer
+    | Accept
+    | BreakOff
+    | Bid
+    | Walls
+    | Swords
+    | ChoosePile
+    | TakeCard
+    | Pass
+    | EndAlliance
 )
 
 POLITICS_CARDS = (
-    ("alliance",) * 3 + ("renegade",) * 3
+    ("alliance",) * 3
+    + ("renegade",) * 3
     + ("treasure 8", "treasure 10", "treasure 12", "treasure 15")
     + ("parchment 3", "parchment 4", "parchment 5")
 )

@@ -93,8 +93,10 @@ def uncommitted_problem(state: GameState, player: str, move: EndAlliance) -> str
     except IllegalMove as exc:
         return str(exc)
     if holder.ducats - spent < ducats:
-        return (f"{player} has promised {ducats} of {holder.ducats} ducats in an "
-                "offer or bid, too many to pay for ending the alliance now")
+        return (
+            f"{player} has promised {ducats} of {holder.ducats} ducats in an "
+            "offer or bid, too many to pay for ending the alliance now"
+        )
     free = holder.treasure()
     for value in treasure:
         free.remove(value)
@@ -107,8 +109,9 @@ def uncommitted_problem(state: GameState, player: str, move: EndAlliance) -> str
 
 def end_alliance_problem(state: GameState, player: str, move: EndAlliance) -> str | None:
     """RULES 7.1: a party to the alliance pays 10 ducats, not out of its promises."""
-    return uncommitted_problem(state, player, move) or \
-        rules.alliance_end_problem(state.pos, player, move.own, move.other)
+    return uncommitted_problem(state, player, move) or rules.alliance_end_problem(
+        state.pos, player, move.own, move.other
+    )
 
 
 # --- placement (RULES 2.3) ---------------------------------------------------------------
@@ -144,8 +147,11 @@ def decision_problem(state: GameState, player: str, move: Decide) -> str | None:
         return "decision cards are 1, 2 and 3, each at most once"
     hand = state.pos.players[player].hand
     for kind in ("alliance", "renegade"):
-        wanted = sum(1 for c in move.choices
-                     if c.politics is not None and rules.politics_card(c.politics) == kind)
+        wanted = sum(
+            1
+            for c in move.choices
+            if c.politics is not None and rules.politics_card(c.politics) == kind
+        )
         if wanted > hand.count(kind):
             return f"{player} has {hand.count(kind)} {kind.title()} card(s) in hand"
     for choice in move.choices:
@@ -175,8 +181,7 @@ def open_politics_problem(pos: Position, player: str, move: Decide) -> str | Non
 # --- contests (RULES 4) -------------------------------------------------------------------
 
 
-def negotiation_phase_problem(state: GameState, player: str,
-                              move: Submission) -> str | None:
+def negotiation_phase_problem(state: GameState, player: str, move: Submission) -> str | None:
     """RULES 4.1: offer ducats one has, accept the other's standing offer, or break off."""
     phase = state.phase
     other = next(p for p in phase.contenders if p != player)
@@ -256,8 +261,11 @@ def swords_problem(pos: Position, player: str, swords: int, move: Submission) ->
         return waits_for("knights or an expansion, like 'knight F7', or 'pass'")
     expansions = sum(1 for s in move.steps if isinstance(s, Expand))
     if not 1 <= len(move.steps) <= swords or expansions > 1:
-        allowed = "one knight or one expansion" if swords == 1 else \
-            "two knights, or one knight and one expansion"
+        allowed = (
+            "one knight or one expansion"
+            if swords == 1
+            else "two knights, or one knight and one expansion"
+        )
         return f"this action allows {allowed}"
     fees, scratch = 0, pos
     for i, step in enumerate(move.steps):

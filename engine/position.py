@@ -218,7 +218,8 @@ class Position:
     def regions(self, colour: str | None = None) -> list[Area]:
         """Regions (areas with exactly one castle), of one colour or all, by castle."""
         found = [
-            a for a in self.areas
+            a
+            for a in self.areas
             if a.is_region and (colour is None or self.castles[a.castle] == colour)
         ]
         return sorted(found, key=lambda a: cell_order(a.castle))

@@ -72,8 +72,9 @@ class Record:
 # --- writing ----------------------------------------------------------------------------
 
 
-def record_to_json(settings: Settings, moves: Sequence[tuple[str, Submission]],
-                   result: Result | None = None) -> dict[str, Any]:
+def record_to_json(
+    settings: Settings, moves: Sequence[tuple[str, Submission]], result: Result | None = None
+) -> dict[str, Any]:
     data: dict[str, Any] = {
         "format": FORMAT,
         "settings": settings_to_json(settings),
@@ -119,10 +120,14 @@ def _settings(data: Any) -> Settings:
 
 
 def _move(entry: Any, index: int) -> tuple[str, Submission]:
-    if not isinstance(entry, dict) or not isinstance(entry.get("player"), str) \
-            or not isinstance(entry.get("move"), str):
-        raise RecordError(f'move {index}: expected {{"player": colour, "move": text}}, '
-                          f"got {json.dumps(entry)}")
+    if (
+        not isinstance(entry, dict)
+        or not isinstance(entry.get("player"), str)
+        or not isinstance(entry.get("move"), str)
+    ):
+        raise RecordError(
+            f'move {index}: expected {{"player": colour, "move": text}}, got {json.dumps(entry)}'
+        )
     try:
         return entry["player"], parse_move(entry["move"])
     except NotationError as exc:
@@ -133,7 +138,8 @@ def _result(data: Any) -> Result:
     power = data.get("power") if isinstance(data, dict) else None
     winners = data.get("winners") if isinstance(data, dict) else None
     if not isinstance(power, dict) or not all(
-            isinstance(k, str) and type(v) is int for k, v in power.items()):
+        isinstance(k, str) and type(v) is int for k, v in power.items()
+    ):
         raise RecordError('"result" needs "power": {colour: whole number}')
     if not isinstance(winners, list) or not all(isinstance(w, str) for w in winners):
         raise RecordError('"result" needs "winners": [colour, ...]')
@@ -155,8 +161,9 @@ def replay_record(record: Record) -> GameState:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine.replay",
-                                     description="Replay a Löwenherz game record.")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.replay", description="Replay a Löwenherz game record."
+    )
     parser.add_argument("record", help="the record file (JSON), or - for standard input")
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
@@ -168,8 +175,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(json.dumps(result.to_json()) if args.json else result.as_text())
     if record.result is not None and not record.result.matches(result):
-        print(f"the record says {json.dumps(record.result.to_json())}, "
-              f"but the replay ends with {json.dumps(result.to_json())}", file=sys.stderr)
+        print(
+            f"the record says {json.dumps(record.result.to_json())}, "
+            f"but the replay ends with {json.dumps(result.to_json())}",
+            file=sys.stderr,
+        )
         return 1
     return 0
 

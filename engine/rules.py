@@ -63,8 +63,9 @@ def problem_of(check: Callable[[], object]) -> str | None:
 # --- placement (RULES 2.3) -------------------------------------------------------
 
 
-def placement_problem(pos: Position, colour: str, move: Place,
-                      distance: int | None = None) -> str | None:
+def placement_problem(
+    pos: Position, colour: str, move: Place, distance: int | None = None
+) -> str | None:
     """Why `move` may not place a castle and knight of `colour`, or None. `distance`
     is `castle_distance(pos, colour)`, when the caller has it already."""
     castle, knight = move.castle, move.knight
@@ -82,9 +83,11 @@ def placement_problem(pos: Position, colour: str, move: Place,
         return None  # far enough, whatever `castle_distance` allows (never more)
     need = castle_distance(pos, colour) if distance is None else distance
     if _distance(nearest, castle) < need:
-        return (f"{format_cell(castle)} is too close to the {colour} castle at "
-                f"{format_cell(nearest)}: same-colour castles need {need - 1} cells "
-                "between them")
+        return (
+            f"{format_cell(castle)} is too close to the {colour} castle at "
+            f"{format_cell(nearest)}: same-colour castles need {need - 1} cells "
+            "between them"
+        )
     return None
 
 
@@ -124,16 +127,20 @@ def _castle_cells(pos: Position) -> Iterator[Cell]:
     """Free plain cells with a free plain neighbour, in board order: where a castle and
     its knight fit. Lazily: most callers stop at the first that does."""
     taken = pos.castles.keys() | pos.knights.keys()
-    return (c for c, around in _plain_cells(pos.board) if c not in taken
-            and any(n not in taken for n in around))
+    return (
+        c
+        for c, around in _plain_cells(pos.board)
+        if c not in taken and any(n not in taken for n in around)
+    )
 
 
 @cache
 def _plain_cells(board: Board) -> tuple[tuple[Cell, tuple[Cell, ...]], ...]:
     """Each plain cell of the board with its plain neighbours: terrain never changes."""
     plain = {c for c in board.cells if board.terrain(c) == PLAIN}
-    return tuple((c, tuple(n for n in board.neighbours(c) if n in plain))
-                 for c in board.cells if c in plain)
+    return tuple(
+        (c, tuple(n for n in board.neighbours(c) if n in plain)) for c in board.cells if c in plain
+    )
 
 
 def can_place(pos: Position) -> bool:
@@ -152,18 +159,26 @@ def placement_cells(pos: Position, colour: str) -> list[tuple[Cell, Cell]]:
     many. The castle distance is measured once, not once per pair."""
     need = castle_distance(pos, colour)
     taken = pos.castles.keys() | pos.knights.keys()
-    too_close = {(x + dx, y + dy) for x, y in _own_castles(pos, colour)
-                 for dx, dy in _closer_than(need)}
-    return [(castle, knight) for castle, around in _plain_cells(pos.board)
-            if castle not in taken and castle not in too_close
-            for knight in around if knight not in taken]
+    too_close = {
+        (x + dx, y + dy) for x, y in _own_castles(pos, colour) for dx, dy in _closer_than(need)
+    }
+    return [
+        (castle, knight)
+        for castle, around in _plain_cells(pos.board)
+        if castle not in taken and castle not in too_close
+        for knight in around
+        if knight not in taken
+    ]
 
 
 @cache
 def _closer_than(distance: int) -> tuple[tuple[int, int], ...]:
     """The steps (dx, dy) to the cells closer than `distance` (Manhattan) to a cell."""
-    return tuple((dx, dy) for dx in range(1 - distance, distance)
-                 for dy in range(abs(dx) + 1 - distance, distance - abs(dx)))
+    return tuple(
+        (dx, dy)
+        for dx in range(1 - distance, distance)
+        for dy in range(abs(dx) + 1 - distance, distance - abs(dx))
+    )
 
 
 def place_castle(pos: Position, colour: str, move: Place) -> None:
@@ -209,8 +224,7 @@ def check_payment(pos: Position, colour: str, amount: int, treasure: Sequence[in
     return ducats
 
 
-def payment_problem(pos: Position, colour: str, amount: int,
-                    treasure: Sequence[int]) -> str | None:
+def payment_problem(pos: Position, colour: str, amount: int, treasure: Sequence[int]) -> str | None:
     return problem_of(lambda: check_payment(pos, colour, amount, treasure))
 
 
@@ -222,18 +236,35 @@ def can_pay(pos: Position, colour: str, amount: int) -> bool:
     return player.ducats + sum(player.treasure()) >= amount
 
 
-def pay(pos: Position, colour: str, amount: int, treasure: Sequence[int], log: Log,
-        reason: str, *, trusted: bool = False) -> None:
+def pay(
+    pos: Position,
+    colour: str,
+    amount: int,
+    treasure: Sequence[int],
+    log: Log,
+    reason: str,
+    *,
+    trusted: bool = False,
+) -> None:
     """Pay the bank; every payment is public (RULES 1)."""
-    ducats = max(0, amount - sum(treasure)) if trusted else \
-        check_payment(pos, colour, amount, treasure)
+    ducats = (
+        max(0, amount - sum(treasure)) if trusted else check_payment(pos, colour, amount, treasure)
+    )
     player = pos.players[colour]
     player.ducats -= ducats
     for value in treasure:
         player.hand.remove(f"treasure {value}")
     if amount:
-        log.append({"kind": "paid", "player": colour, "amount": amount, "ducats": ducats,
-                    "treasure": list(treasure), "for": reason})
+        log.append(
+            {
+                "kind": "paid",
+                "player": colour,
+                "amount": amount,
+                "ducats": ducats,
+                "treasure": list(treasure),
+                "for": reason,
+            }
+        )
 
 
 # --- founding (RULES 6.1) --------------------------------------------------------
@@ -247,9 +278,16 @@ def settle(pos: Position, log: Log) -> None:
         pos.founded.add(area.castle)
         owner = pos.castles[area.castle]
         points = change_power(pos, owner, area_value(pos, area.cells))
-        log.append({"kind": "founded", "owner": owner, "castle": list(area.castle),
-                    "size": len(area.cells), "towns": pos.board.count(TOWN, area.cells),
-                    "points": points})
+        log.append(
+            {
+                "kind": "founded",
+                "owner": owner,
+                "castle": list(area.castle),
+                "size": len(area.cells),
+                "towns": pos.board.count(TOWN, area.cells),
+                "points": points,
+            }
+        )
         clear_inner_walls(pos, area)
 
 
@@ -288,18 +326,17 @@ def edge_problem(pos: Position, edge: Edge) -> str | None:
 def edge_refusal(pos: Position, edge: Edge) -> Refusal | None:
     a, b = edge
     for one, other in ((a, b), (b, a)):
-        if one in pos.knights and (piece := pos.piece_at(other)) and \
-                piece[1] == pos.knights[one]:
-            return lambda: (f"a wall may not separate {describe(pos, one)} from "
-                            f"{describe(pos, other)}")
+        if one in pos.knights and (piece := pos.piece_at(other)) and piece[1] == pos.knights[one]:
+            return lambda: (
+                f"a wall may not separate {describe(pos, one)} from {describe(pos, other)}"
+            )
     area = pos.area_at(a)
     if area.is_region and b in area.cells:
         return lambda: f"{at(a)}/{at(b)} lies inside the {pos.owner(area)} region"
     return None
 
 
-def place_wall(pos: Position, colour: str, edge: Edge, log: Log, *,
-               trusted: bool = False) -> None:
+def place_wall(pos: Position, colour: str, edge: Edge, log: Log, *, trusted: bool = False) -> None:
     if not trusted:
         check_wall(pos, colour, edge)
     pos.walls.add(edge)
@@ -333,8 +370,12 @@ def _open_edges(pos: Position) -> Iterator[Edge]:
     """The edges `edge_refusal` allows, in board order. It can refuse only an edge at a
     knight or inside a region (RULES 5.1): the others need no check."""
     suspect = pos.knights.keys() | {c for r in pos.regions() for c in r.cells}
-    return (e for e in pos.board.edges if e not in pos.walls and (
-        (e[0] not in suspect and e[1] not in suspect) or edge_refusal(pos, e) is None))
+    return (
+        e
+        for e in pos.board.edges
+        if e not in pos.walls
+        and ((e[0] not in suspect and e[1] not in suspect) or edge_refusal(pos, e) is None)
+    )
 
 
 def has_knight_cell(pos: Position, colour: str) -> bool:
@@ -363,8 +404,9 @@ def knight_refusal(pos: Position, colour: str, cell: Cell) -> Refusal | None:
         piece = pos.piece_at(n)
         if piece and piece[1] == colour and edge not in pos.walls:
             return None
-    return lambda: (f"{at(cell)} is not next to a {colour} knight or castle "
-                    "without a wall between them")
+    return lambda: (
+        f"{at(cell)} is not next to a {colour} knight or castle without a wall between them"
+    )
 
 
 def knight_fee(pos: Position, cell: Cell) -> int:
@@ -377,15 +419,15 @@ def check_knight(pos: Position, colour: str, cell: Cell) -> None:
         raise IllegalMove(problem)
 
 
-def put_knight(pos: Position, colour: str, cell: Cell, log: Log, *,
-               trusted: bool = False) -> None:
+def put_knight(pos: Position, colour: str, cell: Cell, log: Log, *, trusted: bool = False) -> None:
     """Place a knight whose fee the caller has settled."""
     if not trusted:
         check_knight(pos, colour, cell)
     pos.knights[cell] = colour
     pos.knight_supply[colour] -= 1
-    log.append({"kind": "knight", "player": colour, "cell": list(cell),
-                "fee": knight_fee(pos, cell)})
+    log.append(
+        {"kind": "knight", "player": colour, "cell": list(cell), "fee": knight_fee(pos, cell)}
+    )
 
 
 def legal_knight_cells(pos: Position, colour: str) -> list[Cell]:
@@ -393,17 +435,19 @@ def legal_knight_cells(pos: Position, colour: str) -> list[Cell]:
     the full check is made on those alone."""
     if pos.knight_supply.get(colour, 0) <= 0:
         return []
-    near = {n for cell, owner in (*pos.castles.items(), *pos.knights.items())
-            if owner == colour for n, _ in pos.links(cell)}
-    return [c for c in pos.board.cells
-            if c in near and knight_refusal(pos, colour, c) is None]
+    near = {
+        n
+        for cell, owner in (*pos.castles.items(), *pos.knights.items())
+        if owner == colour
+        for n, _ in pos.links(cell)
+    }
+    return [c for c in pos.board.cells if c in near and knight_refusal(pos, colour, c) is None]
 
 
 def affordable_knight_cells(pos: Position, colour: str) -> list[Cell]:
     """The legal knight cells whose fee `colour` can pay: a forest only with the
     forest fee in ducats or Treasure cards (RULES 5.2, 7.3)."""
-    return [c for c in legal_knight_cells(pos, colour)
-            if can_pay(pos, colour, knight_fee(pos, c))]
+    return [c for c in legal_knight_cells(pos, colour) if can_pay(pos, colour, knight_fee(pos, c))]
 
 
 # --- expansion (RULES 5.3, 6.2) ----------------------------------------------------
@@ -416,20 +460,25 @@ def expanding_region(pos: Position, colour: str, castle: Cell | None, first: Cel
         if region is None or pos.castles.get(castle) != colour:
             raise IllegalMove(f"{colour} has no region with its castle at {at(castle)}")
         return region
-    near = [r for r in pos.regions(colour)
-            if any(n in r.cells for n, _ in pos.links(first))] if pos.board.on_board(first) \
+    near = (
+        [r for r in pos.regions(colour) if any(n in r.cells for n, _ in pos.links(first))]
+        if pos.board.on_board(first)
         else []
+    )
     if not near:
         raise IllegalMove(f"{at(first)} does not border any {colour} region")
     if len(near) > 1:
         names = " and ".join(at(r.castle) for r in near)
-        raise IllegalMove(f"{at(first)} borders several {colour} regions (castles {names}): "
-                          "say which, e.g. 'from " + at(near[0].castle) + "'")
+        raise IllegalMove(
+            f"{at(first)} borders several {colour} regions (castles {names}): "
+            "say which, e.g. 'from " + at(near[0].castle) + "'"
+        )
     return near[0]
 
 
-def take_problem(pos: Position, colour: str, castle: Cell, grown: set[Cell],
-                 cell: Cell) -> str | None:
+def take_problem(
+    pos: Position, colour: str, castle: Cell, grown: set[Cell], cell: Cell
+) -> str | None:
     """Why the region (grown so far) may not take `cell`, or None (RULES 5.3)."""
     if not pos.board.on_board(cell):
         return f"{at(cell)} is not on the board"
@@ -452,8 +501,10 @@ def take_problem(pos: Position, colour: str, castle: Cell, grown: set[Cell],
     mine = sum(1 for c in grown if pos.knights.get(c) == colour)
     theirs = sum(1 for c in area.cells - grown if pos.knights.get(c) == owner)
     if theirs >= mine:
-        return (f"the {owner} region at {at(area.castle)} has strength {theirs}, "
-                f"not less than this region's {mine}")
+        return (
+            f"the {owner} region at {at(area.castle)} has strength {theirs}, "
+            f"not less than this region's {mine}"
+        )
     return None
 
 
@@ -464,8 +515,9 @@ def border_walls(pos: Position, cells: set[Cell]) -> tuple[set[Edge], set[Edge]]
     return inside, border
 
 
-def check_expansion(pos: Position, colour: str, castle: Cell | None,
-                    cells: Sequence[Cell]) -> tuple[Area, set[Cell]]:
+def check_expansion(
+    pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell]
+) -> tuple[Area, set[Cell]]:
     if not 1 <= len(cells) <= 2:
         raise IllegalMove("an expansion takes 1 or 2 cells")
     region = expanding_region(pos, colour, castle, cells[0])
@@ -477,13 +529,16 @@ def check_expansion(pos: Position, colour: str, castle: Cell | None,
         grown.add(cell)
     inside, border = border_walls(pos, grown)
     if len(border) > pos.wall_supply + len(inside):
-        raise IllegalMove(f"enclosing the grown region needs {len(border) - len(inside)} more "
-                          f"walls than the {pos.wall_supply} in supply")
+        raise IllegalMove(
+            f"enclosing the grown region needs {len(border) - len(inside)} more "
+            f"walls than the {pos.wall_supply} in supply"
+        )
     return region, grown
 
 
-def expansion_problem(pos: Position, colour: str, castle: Cell | None,
-                      cells: Sequence[Cell]) -> str | None:
+def expansion_problem(
+    pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell]
+) -> str | None:
     return problem_of(lambda: check_expansion(pos, colour, castle, cells))
 
 
@@ -498,8 +553,15 @@ def legal_expansions(pos: Position, player: str) -> list[Expand]:
     return found
 
 
-def expand(pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell],
-           log: Log, *, trusted: bool = False) -> None:
+def expand(
+    pos: Position,
+    colour: str,
+    castle: Cell | None,
+    cells: Sequence[Cell],
+    log: Log,
+    *,
+    trusted: bool = False,
+) -> None:
     if trusted:
         region = expanding_region(pos, colour, castle, cells[0])
         grown = set(region.cells)
@@ -516,8 +578,15 @@ def expand(pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell
     pos.wall_supply += len(inside) - len(border)
     pos.walls_changed_in(touched.values())
     gained = change_power(pos, colour, area_gain(pos, cells))
-    log.append({"kind": "expanded", "player": colour, "castle": list(region.castle),
-                "cells": [list(c) for c in cells], "points": gained})
+    log.append(
+        {
+            "kind": "expanded",
+            "player": colour,
+            "castle": list(region.castle),
+            "cells": [list(c) for c in cells],
+            "points": gained,
+        }
+    )
     for victim in victims.values():
         score_loss(pos, victim, set(cells), log)
     settle(pos, log)
@@ -534,17 +603,31 @@ def score_loss(pos: Position, victim: Area, taken: set[Cell], log: Log) -> None:
     owner = pos.castles[victim.castle]
     lost_cells = victim.cells & taken
     points = change_power(pos, owner, -area_gain(pos, lost_cells))
-    log.append({"kind": "lost", "player": owner, "castle": list(victim.castle),
-                "cells": len(lost_cells), "points": points})
+    log.append(
+        {
+            "kind": "lost",
+            "player": owner,
+            "castle": list(victim.castle),
+            "cells": len(lost_cells),
+            "points": points,
+        }
+    )
     kept = pos.area_at(victim.castle).cells
     pieces: dict[int, set[Cell]] = {}
     for cell in victim.cells - taken - kept:
         pieces.setdefault(id(pos.area_at(cell)), set()).add(cell)
     for piece in pieces.values():
         points = change_power(pos, owner, -area_value(pos, piece))
-        log.append({"kind": "severed", "player": owner, "castle": list(victim.castle),
-                    "size": len(piece), "towns": pos.board.count(TOWN, piece),
-                    "points": points})
+        log.append(
+            {
+                "kind": "severed",
+                "player": owner,
+                "castle": list(victim.castle),
+                "size": len(piece),
+                "towns": pos.board.count(TOWN, piece),
+                "points": points,
+            }
+        )
 
 
 # --- politics (RULES 7) -----------------------------------------------------------
@@ -577,8 +660,9 @@ def check_alliance(pos: Position, colour: str, own: Cell, other: Cell) -> None:
         raise IllegalMove(f"the regions at {at(own)} and {at(other)} are already allied")
 
 
-def make_alliance(pos: Position, colour: str, own: Cell, other: Cell, log: Log, *,
-                  trusted: bool = False) -> None:
+def make_alliance(
+    pos: Position, colour: str, own: Cell, other: Cell, log: Log, *, trusted: bool = False
+) -> None:
     """RULES 7.1: the two regions (by their castles) may not expand into each other."""
     if not trusted:
         check_alliance(pos, colour, own, other)
@@ -595,18 +679,26 @@ def alliance_end_problem(pos: Position, colour: str, own: Cell, other: Cell) -> 
     return None
 
 
-def break_alliance(pos: Position, colour: str, own: Cell, other: Cell,
-                   treasure: Sequence[int], log: Log, *, trusted: bool = False) -> None:
+def break_alliance(
+    pos: Position,
+    colour: str,
+    own: Cell,
+    other: Cell,
+    treasure: Sequence[int],
+    log: Log,
+    *,
+    trusted: bool = False,
+) -> None:
     """RULES 7.1: either of the two players ends it by paying 10 ducats to the bank."""
     key = alliance_key(own, other)
     problem = None if trusted else alliance_end_problem(pos, colour, own, other)
     if problem:
         raise IllegalMove(problem)
-    pay(pos, colour, ALLIANCE_BREAK_FEE, treasure, log, "breaking an alliance",
-        trusted=trusted)
+    pay(pos, colour, ALLIANCE_BREAK_FEE, treasure, log, "breaking an alliance", trusted=trusted)
     pos.alliances.discard(key)
-    log.append({"kind": "alliance_broken", "player": colour,
-                "castles": [list(key[0]), list(key[1])]})
+    log.append(
+        {"kind": "alliance_broken", "player": colour, "castles": [list(key[0]), list(key[1])]}
+    )
 
 
 def is_only_link(pos: Position, cell: Cell) -> bool:
@@ -619,8 +711,13 @@ def is_only_link(pos: Position, cell: Cell) -> bool:
         while stack:
             for n, edge in pos.links(stack.pop()):
                 piece = pos.piece_at(n)
-                if n != skip and n not in seen and piece and piece[1] == colour \
-                        and edge not in pos.walls:
+                if (
+                    n != skip
+                    and n not in seen
+                    and piece
+                    and piece[1] == colour
+                    and edge not in pos.walls
+                ):
                     seen.add(n)
                     stack.append(n)
         return seen
@@ -648,13 +745,16 @@ def check_renegade_removal(pos: Position, colour: str, remove: Cell) -> Area:
     if not any(pos.borders(region, mine) for mine in pos.regions(colour)):
         raise IllegalMove(f"the {owner} region at {at(region.castle)} borders no {colour} region")
     if is_only_link(pos, remove):
-        raise IllegalMove(f"{describe(pos, remove)} is the only link between other {owner} "
-                          "pieces, so it may not be removed")
+        raise IllegalMove(
+            f"{describe(pos, remove)} is the only link between other {owner} "
+            "pieces, so it may not be removed"
+        )
     return region
 
 
-def check_renegade(pos: Position, colour: str, remove: Cell, place: Cell,
-                   treasure: Sequence[int]) -> int:
+def check_renegade(
+    pos: Position, colour: str, remove: Cell, place: Cell, treasure: Sequence[int]
+) -> int:
     """Validate on a scratch copy; returns the fees (RULES 7.2)."""
     scratch = pos.copy()
     victim = check_renegade_removal(scratch, colour, remove)
@@ -665,17 +765,30 @@ def check_renegade(pos: Position, colour: str, remove: Cell, place: Cell,
         raise IllegalMove(problem)
     target = scratch.area_at(place)
     if scratch.owner(target) != colour or not scratch.borders(target, victim):
-        raise IllegalMove(f"{at(place)} is not in a {colour} region bordering the "
-                          f"{owner} region at {at(victim.castle)}")
+        raise IllegalMove(
+            f"{at(place)} is not in a {colour} region bordering the "
+            f"{owner} region at {at(victim.castle)}"
+        )
     fees = knight_fee(pos, remove) + knight_fee(pos, place)
     check_payment(pos, colour, fees, treasure)
     return fees
 
 
-def play_renegade(pos: Position, colour: str, remove: Cell, place: Cell,
-                  treasure: Sequence[int], log: Log, *, trusted: bool = False) -> None:
-    fees = knight_fee(pos, remove) + knight_fee(pos, place) if trusted else \
-        check_renegade(pos, colour, remove, place, treasure)
+def play_renegade(
+    pos: Position,
+    colour: str,
+    remove: Cell,
+    place: Cell,
+    treasure: Sequence[int],
+    log: Log,
+    *,
+    trusted: bool = False,
+) -> None:
+    fees = (
+        knight_fee(pos, remove) + knight_fee(pos, place)
+        if trusted
+        else check_renegade(pos, colour, remove, place, treasure)
+    )
     owner = pos.knights.pop(remove)
     pos.knight_supply[owner] += 1
     log.append({"kind": "renegade", "player": colour, "removed": list(remove), "owner": owner})
@@ -699,14 +812,14 @@ def politics_problem(pos: Position, colour: str, play: Politics) -> str | None:
     return problem_of(lambda: check_politics(pos, colour, play))
 
 
-def play_politics(pos: Position, colour: str, play: Politics, log: Log, *,
-                  trusted: bool = False) -> None:
+def play_politics(
+    pos: Position, colour: str, play: Politics, log: Log, *, trusted: bool = False
+) -> None:
     """RULES 7: the card takes effect and leaves the hand (the caller discards it)."""
     if isinstance(play, Alliance):
         make_alliance(pos, colour, play.own, play.other, log, trusted=trusted)
     else:
-        play_renegade(pos, colour, play.remove, play.place, play.treasure, log,
-                      trusted=trusted)
+        play_renegade(pos, colour, play.remove, play.place, play.treasure, log, trusted=trusted)
     pos.players[colour].hand.remove(politics_card(play))
 
 
@@ -728,6 +841,7 @@ def wealth(pos: Position, player: str) -> int:
 
 def winners(pos: Position, players: Sequence[str]) -> list[str]:
     """RULES 8: the most power wins; ties are broken by wealth."""
+
     def rank(p: str) -> tuple[int, int]:
         return (pos.players[p].power, wealth(pos, p))
 

@@ -36,8 +36,18 @@ NEUTRAL = "neutral"
 PIECE_COLOURS = (*COLOURS, NEUTRAL)
 MAX_SIDE = 30
 TREASURE_VALUES = (8, 10, 12, 15)  # RULES 1: the four Treasure cards
-TOP_KEYS = ("board", "players", "castles", "knights", "walls", "power", "ducats",
-            "treasure", "alliances", "moves")
+TOP_KEYS = (
+    "board",
+    "players",
+    "castles",
+    "knights",
+    "walls",
+    "power",
+    "ducats",
+    "treasure",
+    "alliances",
+    "moves",
+)
 PAYING_MOVES = ("knight", "renegade", "break_alliance")
 
 Apply = Callable[[Position, Log], None]
@@ -82,8 +92,7 @@ def parse_object(value: object, where: str, keys: Iterable[str] | None = None) -
         keys = tuple(keys)
         for key in value:
             if key not in keys:
-                raise ScenarioError(f"{where}: unknown key {show(key)}; "
-                                    f"expected {', '.join(keys)}")
+                raise ScenarioError(f"{where}: unknown key {show(key)}; expected {', '.join(keys)}")
     return value
 
 
@@ -104,8 +113,9 @@ def parse_cell(value: object, where: str, board: Board) -> Cell:
         raise ScenarioError(f"{where}: expected a cell [x, y], got {show(value)}")
     cell = (value[0], value[1])
     if not board.on_board(cell):
-        raise ScenarioError(f"{where}: {show_cell(cell)} is off the "
-                            f"{board.width} x {board.height} board")
+        raise ScenarioError(
+            f"{where}: {show_cell(cell)} is off the {board.width} x {board.height} board"
+        )
     return cell
 
 
@@ -121,8 +131,10 @@ def parse_edge(value: object, where: str, board: Board) -> Edge:
     try:
         return make_edge(a, b)
     except ValueError:
-        raise ScenarioError(f"{where}: {show_cell(a)} and {show_cell(b)} are not side by side, "
-                            "so no wall lies between them") from None
+        raise ScenarioError(
+            f"{where}: {show_cell(a)} and {show_cell(b)} are not side by side, "
+            "so no wall lies between them"
+        ) from None
 
 
 def parse_colour(value: object, where: str, allowed: Iterable[str]) -> str:
@@ -136,8 +148,10 @@ def parse_treasure(value: object, where: str) -> list[int]:
     cards = parse_list(value, where)
     for i, card in enumerate(cards):
         if card not in TREASURE_VALUES or not is_int(card):
-            raise ScenarioError(f"{where}[{i}]: {show(card)} is no Treasure card "
-                                f"(they are worth {', '.join(map(str, TREASURE_VALUES))})")
+            raise ScenarioError(
+                f"{where}[{i}]: {show(card)} is no Treasure card "
+                f"(they are worth {', '.join(map(str, TREASURE_VALUES))})"
+            )
     return cards
 
 
@@ -150,14 +164,14 @@ def parse_board(value: object) -> Board:
         raise ScenarioError(f"board: {len(rows)} rows; a board has 1 to {MAX_SIDE}")
     for y, row in enumerate(rows):
         if not isinstance(row, str) or not 1 <= len(row) <= MAX_SIDE:
-            raise ScenarioError(f"board[{y}]: expected a row of 1 to {MAX_SIDE} cells, "
-                                f"got {show(row)}")
+            raise ScenarioError(
+                f"board[{y}]: expected a row of 1 to {MAX_SIDE} cells, got {show(row)}"
+            )
         if len(row) != len(rows[0]):
             raise ScenarioError(f"board[{y}]: {len(row)} cells, but row 0 has {len(rows[0])}")
         for x, ch in enumerate(row):
             if ch not in TERRAIN_NAMES:
-                raise ScenarioError(f"board[{y}]: {show(ch)} at x = {x} is no terrain; "
-                                    "use . F H T")
+                raise ScenarioError(f"board[{y}]: {show(ch)} at x = {x} is no terrain; use . F H T")
     return Board(tuple(rows))
 
 
@@ -172,8 +186,9 @@ def parse_players(value: object) -> tuple[str, ...]:
     return tuple(colours)
 
 
-def parse_pieces(data: dict[str, Any], key: str, board: Board,
-                 taken: dict[Cell, str]) -> dict[Cell, str]:
+def parse_pieces(
+    data: dict[str, Any], key: str, board: Board, taken: dict[Cell, str]
+) -> dict[Cell, str]:
     """Castles or knights by colour; `taken` names the cells already holding a piece."""
     pieces: dict[Cell, str] = {}
     for colour, cells in parse_object(data.get(key, {}), key).items():
@@ -181,16 +196,19 @@ def parse_pieces(data: dict[str, Any], key: str, board: Board,
         where = f"{key}.{colour}"
         cells = parse_cells(cells, where, board)
         if key == "knights" and len(cells) > KNIGHTS_PER_COLOUR:
-            raise ScenarioError(f"{where}: {len(cells)} knights, but a colour has only "
-                                f"{KNIGHTS_PER_COLOUR}")
+            raise ScenarioError(
+                f"{where}: {len(cells)} knights, but a colour has only {KNIGHTS_PER_COLOUR}"
+            )
         for i, cell in enumerate(cells):
             if cell in taken or cell in pieces:
                 holder = taken.get(cell) or f"a {pieces[cell]} {key[:-1]}"
                 raise ScenarioError(f"{where}[{i}]: {show_cell(cell)} already holds {holder}")
             terrain = board.terrain(cell)
             if terrain in (HILL, TOWN):
-                raise ScenarioError(f"{where}[{i}]: {show_cell(cell)} is a "
-                                    f"{TERRAIN_NAMES[terrain]}; pieces stand on plain or forest")
+                raise ScenarioError(
+                    f"{where}[{i}]: {show_cell(cell)} is a "
+                    f"{TERRAIN_NAMES[terrain]}; pieces stand on plain or forest"
+                )
             pieces[cell] = colour
     return pieces
 
@@ -200,8 +218,10 @@ def parse_walls(value: object, board: Board) -> set[Edge]:
     for i, raw in enumerate(parse_list(value, "walls")):
         edge = parse_edge(raw, f"walls[{i}]", board)
         if edge in walls:
-            raise ScenarioError(f"walls[{i}]: the wall between {show_cell(edge[0])} and "
-                                f"{show_cell(edge[1])} is listed twice")
+            raise ScenarioError(
+                f"walls[{i}]: the wall between {show_cell(edge[0])} and "
+                f"{show_cell(edge[1])} is listed twice"
+            )
         walls.add(edge)
     if len(walls) > WALLS_IN_GAME:
         raise ScenarioError(f"walls: {len(walls)} walls, but the game has only {WALLS_IN_GAME}")
@@ -224,8 +244,9 @@ def parse_holdings(data: dict[str, Any], players: tuple[str, ...]) -> dict[str, 
         cards = parse_treasure(treasure.get(colour, []), f"treasure.{colour}")
         for card in cards:
             if card in cards_seen:
-                raise ScenarioError(f"treasure.{colour}: there is only one Treasure card "
-                                    f"worth {card}")
+                raise ScenarioError(
+                    f"treasure.{colour}: there is only one Treasure card worth {card}"
+                )
             cards_seen.append(card)
         result[colour] = Player(
             ducats=parse_count(ducats.get(colour, START_DUCATS), f"ducats.{colour}"),
@@ -235,8 +256,9 @@ def parse_holdings(data: dict[str, Any], players: tuple[str, ...]) -> dict[str, 
     return result
 
 
-def parse_alliances(value: object, board: Board, castles: dict[Cell, str],
-                    players: tuple[str, ...]) -> set[tuple[Cell, Cell]]:
+def parse_alliances(
+    value: object, board: Board, castles: dict[Cell, str], players: tuple[str, ...]
+) -> set[tuple[Cell, Cell]]:
     alliances: set[tuple[Cell, Cell]] = set()
     for i, raw in enumerate(parse_list(value, "alliances")):
         where = f"alliances[{i}]"
@@ -266,17 +288,20 @@ def check_no_inner_walls(pos: Position) -> None:
     for edge in sorted(pos.walls, key=edge_order):
         area = pos.area_at(edge[0])
         if area.is_region and edge[1] in area.cells:
-            raise ScenarioError(f"walls: the wall between {show_cell(edge[0])} and "
-                                f"{show_cell(edge[1])} lies inside the region of the "
-                                f"{pos.owner(area)} castle at {show_cell(area.castle)}")
+            raise ScenarioError(
+                f"walls: the wall between {show_cell(edge[0])} and "
+                f"{show_cell(edge[1])} lies inside the region of the "
+                f"{pos.owner(area)} castle at {show_cell(area.castle)}"
+            )
 
 
 def parse_position(data: dict[str, Any]) -> Position:
     board = parse_board(require(data, "board", "scenario"))
     players = parse_players(require(data, "players", "scenario"))
     castles = parse_pieces(data, "castles", board, {})
-    knights = parse_pieces(data, "knights", board,
-                           {c: f"a {colour} castle" for c, colour in castles.items()})
+    knights = parse_pieces(
+        data, "knights", board, {c: f"a {colour} castle" for c, colour in castles.items()}
+    )
     walls = parse_walls(data.get("walls", []), board)
     colours = dict.fromkeys([*players, *castles.values(), *knights.values()])
     pos = Position(
@@ -321,11 +346,14 @@ def score_end_game(pos: Position, log: Log) -> None:
         log.append({"kind": "end_game", "player": colour, "hills": hills, "points": points})
 
 
-def parse_pair(value: object, where: str, board: Board, first: str,
-               second: str) -> tuple[Cell, Cell]:
+def parse_pair(
+    value: object, where: str, board: Board, first: str, second: str
+) -> tuple[Cell, Cell]:
     data = parse_object(value, where, (first, second))
-    return (parse_cell(require(data, first, where), f"{where}.{first}", board),
-            parse_cell(require(data, second, where), f"{where}.{second}", board))
+    return (
+        parse_cell(require(data, first, where), f"{where}.{first}", board),
+        parse_cell(require(data, second, where), f"{where}.{second}", board),
+    )
 
 
 def paid_with(move: dict[str, Any], where: str) -> list[int]:
@@ -386,8 +414,9 @@ def parse_move(value: object, where: str, board: Board, players: tuple[str, ...]
     move = parse_object(value, where)
     kinds = [key for key in move if key in MOVE_KINDS]
     if len(kinds) != 1:
-        raise ScenarioError(f"{where}: a move has exactly one of {', '.join(MOVE_KINDS)}; "
-                            f"got {show(list(move))}")
+        raise ScenarioError(
+            f"{where}: a move has exactly one of {', '.join(MOVE_KINDS)}; got {show(list(move))}"
+        )
     kind = kinds[0]
     allowed = [kind]
     allowed += ["player"] if kind in PLAYER_MOVES else []
@@ -405,10 +434,13 @@ def parse_scenario(data: object) -> Scenario:
     data = parse_object(data, "scenario", TOP_KEYS)
     pos = parse_position(data)
     moves = parse_list(data.get("moves", []), "moves")
-    return Scenario(pos, tuple(
-        parse_move(move, f"moves[{i}]", pos.board, tuple(pos.players))
-        for i, move in enumerate(moves)
-    ))
+    return Scenario(
+        pos,
+        tuple(
+            parse_move(move, f"moves[{i}]", pos.board, tuple(pos.players))
+            for i, move in enumerate(moves)
+        ),
+    )
 
 
 def reject_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -463,13 +495,17 @@ def format_region(pos: Position, area: Area) -> dict[str, Any]:
 
 
 def format_zone(pos: Position, area: Area) -> dict[str, Any]:
-    return {"cells": format_cells(area.cells), "size": len(area.cells),
-            "towns": pos.board.count(TOWN, area.cells)}
+    return {
+        "cells": format_cells(area.cells),
+        "size": len(area.cells),
+        "towns": pos.board.count(TOWN, area.cells),
+    }
 
 
 def format_state(pos: Position, events: list[dict[str, Any]]) -> dict[str, Any]:
-    zones = sorted((a for a in pos.areas if a.is_neutral_zone),
-                   key=lambda a: cell_order(a.sorted_cells()[0]))
+    zones = sorted(
+        (a for a in pos.areas if a.is_neutral_zone), key=lambda a: cell_order(a.sorted_cells()[0])
+    )
     return {
         "power": {c: p.power for c, p in pos.players.items()},
         "ducats": {c: p.ducats for c, p in pos.players.items()},
@@ -492,8 +528,7 @@ def run(scenario: Scenario) -> tuple[int, dict[str, Any]]:
         try:
             apply(trial, log)
         except IllegalMove as exc:
-            return 1, {"ok": False, "move": index, "error": str(exc),
-                       **format_state(pos, events)}
+            return 1, {"ok": False, "move": index, "error": str(exc), **format_state(pos, events)}
         pos = trial
         events += [{"move": index, **plain(entry)} for entry in log]
     return 0, {"ok": True, **format_state(pos, events)}

@@ -84,10 +84,25 @@ class StateJson(TypedDict):
 
 MOVE_TYPES: dict[str, type] = {
     cls.__name__: cls
-    for cls in (moves.Place, moves.Decide, moves.Offer, moves.Accept, moves.BreakOff,
-                moves.Bid, moves.Walls, moves.Swords, moves.ChoosePile, moves.TakeCard,
-                moves.Pass, moves.EndAlliance, moves.Knight, moves.Expand, moves.Choice,
-                moves.Alliance, moves.Renegade)
+    for cls in (
+        moves.Place,
+        moves.Decide,
+        moves.Offer,
+        moves.Accept,
+        moves.BreakOff,
+        moves.Bid,
+        moves.Walls,
+        moves.Swords,
+        moves.ChoosePile,
+        moves.TakeCard,
+        moves.Pass,
+        moves.EndAlliance,
+        moves.Knight,
+        moves.Expand,
+        moves.Choice,
+        moves.Alliance,
+        moves.Renegade,
+    )
 }
 
 
@@ -157,8 +172,12 @@ def move_from_json(data: EncodedMove) -> Submission:
 
 def settings_to_json(s: Settings) -> SettingsJson:
     return {
-        "players": list(s.players), "setup": s.setup, "decisions": s.decisions,
-        "money": s.money, "seed": s.seed, "neutral": s.neutral,
+        "players": list(s.players),
+        "setup": s.setup,
+        "decisions": s.decisions,
+        "money": s.money,
+        "seed": s.seed,
+        "neutral": s.neutral,
         "tiles": [list(t) for t in s.tiles] if s.tiles is not None else None,
         "deck": {name: list(cards) for name, cards in s.deck} if s.deck is not None else None,
     }
@@ -166,9 +185,12 @@ def settings_to_json(s: Settings) -> SettingsJson:
 
 def settings_from_json(d: Mapping[str, Any]) -> Settings:
     return Settings(
-        players=tuple(d["players"]), setup=d.get("setup", "variable"),
-        decisions=d.get("decisions", "sealed"), money=d.get("money", "hidden"),
-        seed=int(d.get("seed", 0)), neutral=d.get("neutral"),
+        players=tuple(d["players"]),
+        setup=d.get("setup", "variable"),
+        decisions=d.get("decisions", "sealed"),
+        money=d.get("money", "hidden"),
+        seed=int(d.get("seed", 0)),
+        neutral=d.get("neutral"),
         tiles=tuple((t, int(r)) for t, r in d["tiles"]) if d.get("tiles") else None,
         deck=tuple((k, tuple(v)) for k, v in d["deck"].items()) if d.get("deck") else None,
     )
@@ -186,8 +208,10 @@ def position_to_json(pos: Position) -> PositionJson:
         "walls": [[list(a), list(b)] for a, b in pos.walls],
         "wall_supply": pos.wall_supply,
         "knight_supply": dict(pos.knight_supply),
-        "players": {c: {"ducats": p.ducats, "power": p.power, "hand": list(p.hand)}
-                    for c, p in pos.players.items()},
+        "players": {
+            c: {"ducats": p.ducats, "power": p.power, "hand": list(p.hand)}
+            for c, p in pos.players.items()
+        },
         "alliances": [[list(a), list(b)] for a, b in pos.alliances],
         "founded": [list(c) for c in pos.founded],
     }
@@ -196,8 +220,9 @@ def position_to_json(pos: Position) -> PositionJson:
 def position_from_json(d: Mapping[str, Any]) -> Position:
     return Position(
         board=Board(tuple(d["board"])),
-        players={c: Player(p["ducats"], p["power"], list(p["hand"]))
-                 for c, p in d["players"].items()},
+        players={
+            c: Player(p["ducats"], p["power"], list(p["hand"])) for c, p in d["players"].items()
+        },
         castles={(x, y): colour for x, y, colour in d["castles"]},
         knights={(x, y): colour for x, y, colour in d["knights"]},
         walls={(_cell(a), _cell(b)) for a, b in d["walls"]},
@@ -209,9 +234,16 @@ def position_from_json(d: Mapping[str, Any]) -> Position:
 
 
 def phase_to_json(p: Phase) -> PhaseJson:
-    return {"kind": p.kind, "waiting": list(p.waiting), "action": p.action,
-            "contenders": list(p.contenders), "offer": list(p.offer) if p.offer else None,
-            "round": p.round, "colour": p.colour, "pile": p.pile}
+    return {
+        "kind": p.kind,
+        "waiting": list(p.waiting),
+        "action": p.action,
+        "contenders": list(p.contenders),
+        "offer": list(p.offer) if p.offer else None,
+        "round": p.round,
+        "colour": p.colour,
+        "pile": p.pile,
+    }
 
 
 def phase_from_json(d: Mapping[str, Any]) -> Phase:
@@ -222,13 +254,18 @@ def state_to_json(state: GameState) -> StateJson:
     return {
         "settings": settings_to_json(state.settings),
         "position": position_to_json(state.pos),
-        "start": state.start, "deck": list(state.deck),
-        "piles": [list(p) for p in state.piles], "phase": phase_to_json(state.phase),
-        "turn": state.turn, "card": state.card, "slot": state.slot,
+        "start": state.start,
+        "deck": list(state.deck),
+        "piles": [list(p) for p in state.piles],
+        "phase": phase_to_json(state.phase),
+        "turn": state.turn,
+        "card": state.card,
+        "slot": state.slot,
         "placements": [list(p) for p in state.placements],
         "decisions": {p: encode(c) for p, c in state.decisions.items()},
         "sealed": {p: encode(m) for p, m in state.sealed.items()},
-        "discard": list(state.discard), "winners": list(state.winners),
+        "discard": list(state.discard),
+        "winners": list(state.winners),
     }
 
 
@@ -236,12 +273,18 @@ def state_from_json(d: Mapping[str, Any]) -> GameState:
     return GameState(
         settings=settings_from_json(d["settings"]),
         pos=position_from_json(d["position"]),
-        start=d["start"], deck=list(d["deck"]), piles=[list(p) for p in d["piles"]],
-        phase=phase_from_json(d["phase"]), turn=d["turn"], card=d["card"], slot=d["slot"],
+        start=d["start"],
+        deck=list(d["deck"]),
+        piles=[list(p) for p in d["piles"]],
+        phase=phase_from_json(d["phase"]),
+        turn=d["turn"],
+        card=d["card"],
+        slot=d["slot"],
         placements=[(p, c) for p, c in d["placements"]],
         decisions={p: decode(c, tuple[Choice, ...]) for p, c in d["decisions"].items()},
         sealed={p: _sealed_from_json(m) for p, m in d["sealed"].items()},
-        discard=list(d["discard"]), winners=list(d["winners"]),
+        discard=list(d["discard"]),
+        winners=list(d["winners"]),
     )
 
 

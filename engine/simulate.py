@@ -47,14 +47,22 @@ class Result:
         return {p: self.state.pos.players[p].power for p in self.state.players}
 
     def as_json(self) -> dict[str, object]:
-        return {"game": self.game, "seed": self.seed, "winners": self.state.winners,
-                "turns": self.turns, "power": self.power, "submissions": len(self.record)}
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "winners": self.state.winners,
+            "turns": self.turns,
+            "power": self.power,
+            "submissions": len(self.record),
+        }
 
     def as_text(self) -> str:
         power = ", ".join(f"{p} {v}" for p, v in self.power.items())
         won = " and ".join(self.state.winners)
-        return (f"game {self.game}: won by {won}; {self.turns} turns, "
-                f"{len(self.record)} submissions; power {power}")
+        return (
+            f"game {self.game}: won by {won}; {self.turns} turns, "
+            f"{len(self.record)} submissions; power {power}"
+        )
 
 
 def game_seed(seed: int, game: int) -> int:
@@ -87,8 +95,10 @@ def simulate(players: int, game: int, seed: int, ai: str, setup: str) -> Result:
 
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m engine.simulate",
-                                     description="Play Löwenherz games between computer players.")
+    parser = argparse.ArgumentParser(
+        prog="python -m engine.simulate",
+        description="Play Löwenherz games between computer players.",
+    )
     parser.add_argument("--players", type=int, choices=(2, 3, 4), default=4)
     parser.add_argument("--games", type=positive, default=10)
     parser.add_argument("--seed", type=int, default=0)
@@ -117,8 +127,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     seconds = time.perf_counter() - started
     rate = args.games / seconds if seconds else float("inf")
     if args.json:
-        print(json.dumps({"games": args.games, "seconds": round(seconds, 3),
-                          "games_per_second": round(rate, 2)}))
+        print(
+            json.dumps(
+                {
+                    "games": args.games,
+                    "seconds": round(seconds, 3),
+                    "games_per_second": round(rate, 2),
+                }
+            )
+        )
     else:
         print(f"{args.games} games in {seconds:.1f} s: {rate:.2f} games per second")
     return 0

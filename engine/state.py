@@ -29,8 +29,16 @@ class Phase:
 
     def copy(self) -> Phase:
         # Spelt out: `dataclasses.replace` costs more than the rest of a simple move.
-        return Phase(self.kind, list(self.waiting), self.action, list(self.contenders),
-                     self.offer, self.round, self.colour, self.pile)
+        return Phase(
+            self.kind,
+            list(self.waiting),
+            self.action,
+            list(self.contenders),
+            self.offer,
+            self.round,
+            self.colour,
+            self.pile,
+        )
 
 
 @dataclass
@@ -56,11 +64,20 @@ class GameState:
         """A state that shares nothing mutable with this one (every field: a test holds
         it to that)."""
         return GameState(
-            settings=self.settings, pos=self.pos.copy(), start=self.start,
-            deck=list(self.deck), piles=[list(p) for p in self.piles],
-            phase=self.phase.copy(), turn=self.turn, card=self.card, slot=self.slot,
-            placements=list(self.placements), decisions=dict(self.decisions),
-            sealed=dict(self.sealed), discard=list(self.discard), winners=list(self.winners),
+            settings=self.settings,
+            pos=self.pos.copy(),
+            start=self.start,
+            deck=list(self.deck),
+            piles=[list(p) for p in self.piles],
+            phase=self.phase.copy(),
+            turn=self.turn,
+            card=self.card,
+            slot=self.slot,
+            placements=list(self.placements),
+            decisions=dict(self.decisions),
+            sealed=dict(self.sealed),
+            discard=list(self.discard),
+            winners=list(self.winners),
         )
 
     @property

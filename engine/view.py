@@ -151,10 +151,15 @@ def view(state: GameState, viewer: str | None, reveal: bool = False) -> View:
         "decisions": {p: encode(c) for p, c in state.decisions.items()},
         "submitted": sorted(state.sealed),
         "winners": list(state.winners),
-        "board": board["board"], "castles": board["castles"], "knights": board["knights"],
-        "walls": board["walls"], "wall_supply": board["wall_supply"],
-        "knight_supply": board["knight_supply"], "alliances": board["alliances"],
-        "regions": board["regions"], "neutral_zones": board["neutral_zones"],
+        "board": board["board"],
+        "castles": board["castles"],
+        "knights": board["knights"],
+        "walls": board["walls"],
+        "wall_supply": board["wall_supply"],
+        "knight_supply": board["knight_supply"],
+        "alliances": board["alliances"],
+        "regions": board["regions"],
+        "neutral_zones": board["neutral_zones"],
     }
     if viewer in state.sealed:
         result["my_sealed"] = encode(state.sealed[viewer])
@@ -182,8 +187,9 @@ def ask(state: GameState, player: str) -> Ask:
         result["knights"] = _cells({p.knight for p in places})
     elif phase.kind == "decision":
         result["cards"] = state.cards_to_choose(player)
-        result["politics"] = sorted(c for c in pos.players[player].hand
-                                    if c in ("alliance", "renegade"))
+        result["politics"] = sorted(
+            c for c in pos.players[player].hand if c in ("alliance", "renegade")
+        )
     elif phase.kind == "negotiation":
         result["offer"] = list(phase.offer) if phase.offer else None
         result["max_offer"] = pos.players[player].ducats
@@ -232,8 +238,11 @@ def _public_settings(state: GameState, over: bool) -> SettingsView:
 def _player(state: GameState, player: str, viewer: str | None, over: bool) -> PlayerView:
     holder = state.pos.players[player]
     sees_all = over or player == viewer
-    data: PlayerView = {"power": holder.power, "hand_size": len(holder.hand),
-                            "knights_in_supply": state.pos.knight_supply.get(player, 0)}
+    data: PlayerView = {
+        "power": holder.power,
+        "hand_size": len(holder.hand),
+        "knights_in_supply": state.pos.knight_supply.get(player, 0),
+    }
     if sees_all or state.settings.money == "open":
         data["ducats"] = holder.ducats
     if sees_all:
@@ -246,31 +255,40 @@ def board_view(pos: Position, areas: bool = True) -> BoardView:
     (RULES 2.3) there are no walls, so no areas are shown."""
     return {
         "board": list(pos.board.rows),
-        "castles": sorted(([*c, col] for c, col in pos.castles.items()),
-                          key=lambda v: (v[1], v[0])),
-        "knights": sorted(([*c, col] for c, col in pos.knights.items()),
-                          key=lambda v: (v[1], v[0])),
+        "castles": sorted(
+            ([*c, col] for c, col in pos.castles.items()), key=lambda v: (v[1], v[0])
+        ),
+        "knights": sorted(
+            ([*c, col] for c, col in pos.knights.items()), key=lambda v: (v[1], v[0])
+        ),
         "walls": sorted([list(a), list(b)] for a, b in pos.walls),
         "wall_supply": pos.wall_supply,
         "knight_supply": dict(pos.knight_supply),
         "alliances": sorted([list(a), list(b)] for a, b in pos.alliances),
         "regions": [_region(pos, r) for r in pos.regions()] if areas else [],
-        "neutral_zones": [_zone(pos, a) for a in pos.areas if a.is_neutral_zone] if areas
-        else [],
+        "neutral_zones": [_zone(pos, a) for a in pos.areas if a.is_neutral_zone] if areas else [],
     }
 
 
 def _region(pos: Position, area: Area) -> RegionView:
-    return {"owner": pos.castles[area.castle], "castle": list(area.castle),
-            "cells": [list(c) for c in area.sorted_cells()], "size": len(area.cells),
-            "towns": pos.board.count(TOWN, area.cells), "hills": pos.board.count(HILL, area.cells),
-            "strength": pos.strength(area)}
+    return {
+        "owner": pos.castles[area.castle],
+        "castle": list(area.castle),
+        "cells": [list(c) for c in area.sorted_cells()],
+        "size": len(area.cells),
+        "towns": pos.board.count(TOWN, area.cells),
+        "hills": pos.board.count(HILL, area.cells),
+        "strength": pos.strength(area),
+    }
 
 
 def _zone(pos: Position, area: Area) -> ZoneView:
     cells = sorted(area.cells, key=cell_order)
-    return {"cells": [list(c) for c in cells], "size": len(cells),
-            "towns": pos.board.count(TOWN, cells)}
+    return {
+        "cells": [list(c) for c in cells],
+        "size": len(cells),
+        "towns": pos.board.count(TOWN, cells),
+    }
 
 
 def visible_events(events: Sequence[E], viewer: str | None) -> list[E]:

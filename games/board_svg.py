@@ -35,8 +35,12 @@ WALL_WIDTH = 5
 EDGE_BAND = 10  # width of an edge's click target
 COLOURS = {"red": "#b3261e", "ochre": "#c58a1b", "lilac": "#8e5bb5", "grey": "#6b6f75"}
 UNKNOWN_COLOUR = "#888888"
-TERRAIN = {".": ("plain", "#eee8cf"), "F": ("forest", "#b5d19a"),
-           "H": ("hill", "#d8bf97"), "T": ("town", "#e6dccb")}
+TERRAIN = {
+    ".": ("plain", "#eee8cf"),
+    "F": ("forest", "#b5d19a"),
+    "H": ("hill", "#d8bf97"),
+    "T": ("town", "#e6dccb"),
+}
 WALL_COLOUR = "#2b2118"
 ALLIANCE_COLOUR = "#d4a017"
 _COORD_STYLE = 'font-family="sans-serif" font-size="11" fill="#555"'
@@ -58,8 +62,7 @@ _DEFS = """<defs>
 </defs>"""
 
 
-def render_board(v: View, interactive: bool = False,
-                 element_id: str | None = None) -> str:
+def render_board(v: View, interactive: bool = False, element_id: str | None = None) -> str:
     """The board of view `v` as one `<svg>` element, with the DOM id `element_id`."""
     rows: list[str] = v["board"]
     width, height = len(rows[0]), len(rows)
@@ -75,8 +78,7 @@ def render_board(v: View, interactive: bool = False,
     if interactive:
         ask = v.get("ask")
         default = default_kind(ask)
-        parts += _marked_targets(layout.cells, "cell-targets", "cell", _cell_kinds(ask),
-                                 default)
+        parts += _marked_targets(layout.cells, "cell-targets", "cell", _cell_kinds(ask), default)
         walls = {edge: [WALL] for edge in _legal_edges(ask)}
         parts += _marked_targets(layout.edges, "edge-targets", "edge", walls, default)
     parts.append("</svg>")
@@ -114,10 +116,11 @@ def _layout(rows: tuple[str, ...]) -> _Layout:
     return _Layout(
         terrain="\n".join(_terrain(list(rows))),
         rim="\n".join([_frame(width, height), *_coordinates(width, height)]),
-        cells=tuple(_split(cell, "cell", target)
-                    for cell, target in _cell_targets(list(rows))),
-        edges=tuple(_split(frozenset(edge), "edge", target)
-                    for edge, target in _edge_targets(width, height)))
+        cells=tuple(_split(cell, "cell", target) for cell, target in _cell_targets(list(rows))),
+        edges=tuple(
+            _split(frozenset(edge), "edge", target) for edge, target in _edge_targets(width, height)
+        ),
+    )
 
 
 def _split(key: Any, kind: str, target: tuple[str, str]) -> _Target:
@@ -125,8 +128,13 @@ def _split(key: Any, kind: str, target: tuple[str, str]) -> _Target:
     return _Target(key, middle, tail, f'<rect class="{kind}{middle}{tail}')
 
 
-def _marked_targets(targets: tuple[_Target, ...], group: str, kind: str,
-                    legal: Mapping[Any, list[str]], default: str | None) -> Iterator[str]:
+def _marked_targets(
+    targets: tuple[_Target, ...],
+    group: str,
+    kind: str,
+    legal: Mapping[Any, list[str]],
+    default: str | None,
+) -> Iterator[str]:
     """The group of targets, each marked with the kinds of field it is legal for."""
     yield f'<g class="{group}">'
     for target in targets:
@@ -178,20 +186,26 @@ def _open_svg(width: int, height: int, interactive: bool, element_id: str | None
     w, h = MARGIN + width * CELL + PAD, MARGIN + height * CELL + PAD
     ident = f' id="{escape(element_id)}"' if element_id else ""
     kind = " interactive" if interactive else ""
-    return (f'<svg{ident} class="board-svg{kind}" xmlns="http://www.w3.org/2000/svg" '
-            f'viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
-            f'aria-label="Game board, {width} by {height} cells">')
+    return (
+        f'<svg{ident} class="board-svg{kind}" xmlns="http://www.w3.org/2000/svg" '
+        f'viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
+        f'aria-label="Game board, {width} by {height} cells">'
+    )
 
 
 def _terrain(rows: list[str]) -> Iterator[str]:
     for y, row in enumerate(rows):
         for x, mark in enumerate(row):
             name, fill = TERRAIN.get(mark, ("unknown", UNKNOWN_COLOUR))
-            yield (f'<rect class="terrain {name}" x="{_left(x)}" y="{_top(y)}" width="{CELL}" '
-                   f'height="{CELL}" fill="{fill}" stroke="#c9c2a8" stroke-width="0.5"/>')
+            yield (
+                f'<rect class="terrain {name}" x="{_left(x)}" y="{_top(y)}" width="{CELL}" '
+                f'height="{CELL}" fill="{fill}" stroke="#c9c2a8" stroke-width="0.5"/>'
+            )
             if name in ("forest", "hill", "town"):
-                yield (f'<use href="#glyph-{name}" x="{_left(x)}" y="{_top(y)}" '
-                       f'width="{CELL}" height="{CELL}"/>')
+                yield (
+                    f'<use href="#glyph-{name}" x="{_left(x)}" y="{_top(y)}" '
+                    f'width="{CELL}" height="{CELL}"/>'
+                )
 
 
 def _regions(regions: list[RegionView]) -> Iterator[str]:
@@ -199,40 +213,52 @@ def _regions(regions: list[RegionView]) -> Iterator[str]:
         fill, owner = _colour(region.get("owner", "")), escape(str(region.get("owner", "")))
         for cell in region["cells"]:
             x, y = _cell(cell)
-            yield (f'<rect class="region region-{owner}" x="{_left(x)}" y="{_top(y)}" '
-                   f'width="{CELL}" height="{CELL}" fill="{fill}" fill-opacity="0.3"/>')
+            yield (
+                f'<rect class="region region-{owner}" x="{_left(x)}" y="{_top(y)}" '
+                f'width="{CELL}" height="{CELL}" fill="{fill}" fill-opacity="0.3"/>'
+            )
 
 
 def _neutral_zones(zones: list[ZoneView]) -> Iterator[str]:
     for zone in zones:
         for cell in zone["cells"]:
             x, y = _cell(cell)
-            yield (f'<rect class="neutral-zone" x="{_left(x)}" y="{_top(y)}" width="{CELL}" '
-                   f'height="{CELL}" fill="url(#hatch)"/>')
+            yield (
+                f'<rect class="neutral-zone" x="{_left(x)}" y="{_top(y)}" width="{CELL}" '
+                f'height="{CELL}" fill="url(#hatch)"/>'
+            )
 
 
 def _walls(walls: list[list[list[int]]]) -> Iterator[str]:
     for a, b in walls:
         x1, y1, x2, y2 = _edge_line(_cell(a), _cell(b))
         name = escape(format_edge((_cell(a), _cell(b))))
-        yield (f'<line class="wall" data-wall-at="{name}" x1="{x1}" y1="{y1}" x2="{x2}" '
-               f'y2="{y2}" stroke="{WALL_COLOUR}" stroke-width="{WALL_WIDTH}" '
-               'stroke-linecap="round"/>')
+        yield (
+            f'<line class="wall" data-wall-at="{name}" x1="{x1}" y1="{y1}" x2="{x2}" '
+            f'y2="{y2}" stroke="{WALL_COLOUR}" stroke-width="{WALL_WIDTH}" '
+            'stroke-linecap="round"/>'
+        )
 
 
 def _frame(width: int, height: int) -> str:
-    return (f'<rect class="rim" x="{MARGIN}" y="{MARGIN}" width="{width * CELL}" '
-            f'height="{height * CELL}" fill="none" stroke="{WALL_COLOUR}" '
-            f'stroke-width="{WALL_WIDTH}"/>')
+    return (
+        f'<rect class="rim" x="{MARGIN}" y="{MARGIN}" width="{width * CELL}" '
+        f'height="{height * CELL}" fill="none" stroke="{WALL_COLOUR}" '
+        f'stroke-width="{WALL_WIDTH}"/>'
+    )
 
 
 def _coordinates(width: int, height: int) -> Iterator[str]:
     for x in range(width):
-        yield (f'<text class="coord" x="{_left(x) + CELL // 2}" y="{MARGIN - 7}" '
-               f'{_COORD_STYLE} text-anchor="middle">{escape(column_name(x))}</text>')
+        yield (
+            f'<text class="coord" x="{_left(x) + CELL // 2}" y="{MARGIN - 7}" '
+            f'{_COORD_STYLE} text-anchor="middle">{escape(column_name(x))}</text>'
+        )
     for y in range(height):
-        yield (f'<text class="coord" x="{MARGIN - 6}" y="{_top(y) + CELL // 2 + 4}" '
-               f'{_COORD_STYLE} text-anchor="end">{y + 1}</text>')
+        yield (
+            f'<text class="coord" x="{MARGIN - 6}" y="{_top(y) + CELL // 2 + 4}" '
+            f'{_COORD_STYLE} text-anchor="end">{y + 1}</text>'
+        )
 
 
 def _alliances(alliances: list[list[list[int]]], regions: list[RegionView]) -> Iterator[str]:
@@ -257,13 +283,17 @@ def _shared_edge(one: set[Cell], two: set[Cell]) -> tuple[Cell, Cell] | None:
 def _alliance_mark(edge: tuple[Cell, Cell] | None, one: Cell, two: Cell, label: str) -> str:
     if edge is None:
         (x1, y1), (x2, y2) = _centre(one), _centre(two)
-        return (f'<line class="alliance" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" '
-                f'stroke="{ALLIANCE_COLOUR}" stroke-width="3" stroke-dasharray="6 5">'
-                f"<title>{label}</title></line>")
+        return (
+            f'<line class="alliance" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" '
+            f'stroke="{ALLIANCE_COLOUR}" stroke-width="3" stroke-dasharray="6 5">'
+            f"<title>{label}</title></line>"
+        )
     x1, y1, x2, y2 = _edge_line(*edge)
-    return (f'<circle class="alliance" cx="{(x1 + x2) / 2}" cy="{(y1 + y2) / 2}" r="7" '
-            f'fill="#fff8dc" stroke="{ALLIANCE_COLOUR}" stroke-width="3">'
-            f"<title>{label}</title></circle>")
+    return (
+        f'<circle class="alliance" cx="{(x1 + x2) / 2}" cy="{(y1 + y2) / 2}" r="7" '
+        f'fill="#fff8dc" stroke="{ALLIANCE_COLOUR}" stroke-width="3">'
+        f"<title>{label}</title></circle>"
+    )
 
 
 def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
@@ -271,14 +301,18 @@ def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
         cell, name = _cell((x, y)), escape(str(owner))
         title = f"<title>{name} {kind} at {escape(format_cell(cell))}</title>"
         if kind == "castle":
-            yield (f'<use class="castle castle-{name}" href="#glyph-castle" x="{_left(cell[0])}" '
-                   f'y="{_top(cell[1])}" width="{CELL}" height="{CELL}" '
-                   f'fill="{_colour(owner)}">{title}</use>')
+            yield (
+                f'<use class="castle castle-{name}" href="#glyph-castle" x="{_left(cell[0])}" '
+                f'y="{_top(cell[1])}" width="{CELL}" height="{CELL}" '
+                f'fill="{_colour(owner)}">{title}</use>'
+            )
         else:
             cx, cy = _centre(cell)
-            yield (f'<circle class="knight knight-{name}" cx="{cx}" cy="{cy}" r="9" '
-                   f'fill="{_colour(owner)}" stroke="#1d1d1d" stroke-width="1.5">'
-                   f"{title}</circle>")
+            yield (
+                f'<circle class="knight knight-{name}" cx="{cx}" cy="{cy}" r="9" '
+                f'fill="{_colour(owner)}" stroke="#1d1d1d" stroke-width="1.5">'
+                f"{title}</circle>"
+            )
 
 
 # --- click targets ------------------------------------------------------------------------
@@ -288,8 +322,12 @@ def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
 # fields' data-board-kind, games.play_forms): a castle of a placement (RULES 2.3), a
 # knight (2.3, 5.2), the first cell of an expansion and the castle of the region that
 # expands (5.3), a wall (5.1).
-CELL_KINDS = (("castle", "castles"), ("knight", "knights"), ("expansion", "expansions"),
-              ("region", "expanding"))
+CELL_KINDS = (
+    ("castle", "castles"),
+    ("knight", "knights"),
+    ("expansion", "expansions"),
+    ("region", "expanding"),
+)
 WALL = "wall"
 # The field a form fills before any is focused: the first of these with targets.
 DEFAULT_ORDER = ("castle", "knight", "expansion", WALL)
@@ -333,22 +371,31 @@ def _cell_targets(rows: list[str]) -> Iterator[tuple[Cell, tuple[str, str]]]:
         for x, mark in enumerate(row):
             name = escape(format_cell((x, y)))
             terrain = TERRAIN.get(mark, ("unknown", ""))[0]
-            yield (x, y), (f'" data-cell="{name}"',
-                           f' x="{_left(x)}" y="{_top(y)}" width="{CELL}" height="{CELL}" '
-                           f'fill="transparent"><title>{name} {terrain}</title></rect>')
+            yield (
+                (x, y),
+                (
+                    f'" data-cell="{name}"',
+                    f' x="{_left(x)}" y="{_top(y)}" width="{CELL}" height="{CELL}" '
+                    f'fill="transparent"><title>{name} {terrain}</title></rect>',
+                ),
+            )
 
 
-def _edge_targets(width: int, height: int
-                  ) -> Iterator[tuple[tuple[Cell, Cell], tuple[str, str]]]:
+def _edge_targets(width: int, height: int) -> Iterator[tuple[tuple[Cell, Cell], tuple[str, str]]]:
     """A thin band over each edge: a shape with an area, so that a browser (and a
     browser test) can click it; its corners are left to the cells. Split where its legal
     marks go (`_Target`)."""
     for a, b in _internal_edges(width, height):
         name = escape(format_edge((a, b)))
         x, y, w, h = _edge_band(a, b)
-        yield (a, b), (f'" data-wall="{name}"',
-                       f' x="{x}" y="{y}" width="{w}" height="{h}" fill="transparent">'
-                       f"<title>{name}</title></rect>")
+        yield (
+            (a, b),
+            (
+                f'" data-wall="{name}"',
+                f' x="{x}" y="{y}" width="{w}" height="{h}" fill="transparent">'
+                f"<title>{name}</title></rect>",
+            ),
+        )
 
 
 def _edge_band(a: Cell, b: Cell) -> tuple[int, int, int, int]:

@@ -16,8 +16,14 @@ Points = list[tuple[int, dict[str, int]]]
 Scale = Callable[[float], float]
 
 
-def power_chart(points: Points, colours: list[str], *, x_label: str = "phase",
-                marker: int | None = None, labels: dict[str, str] | None = None) -> str:
+def power_chart(
+    points: Points,
+    colours: list[str],
+    *,
+    x_label: str = "phase",
+    marker: int | None = None,
+    labels: dict[str, str] | None = None,
+) -> str:
     """A line per colour of its power at each x (a phase's index, or a turn), with axes
     and a legend naming each colour (or its player, from `labels`) with its last power;
     `marker` draws a dashed line at that x (the step shown beside the chart)."""
@@ -38,14 +44,18 @@ def power_chart(points: Points, colours: list[str], *, x_label: str = "phase",
         *_axes(px, py, x_min, x_max, top, x_label),
     ]
     if marker is not None:
-        parts.append(f'<line class="marker" x1="{px(marker):.1f}" y1="{TOP}" '
-                     f'x2="{px(marker):.1f}" y2="{HEIGHT - BOTTOM}" stroke="#999" '
-                     f'stroke-dasharray="4 3"/>')
+        parts.append(
+            f'<line class="marker" x1="{px(marker):.1f}" y1="{TOP}" '
+            f'x2="{px(marker):.1f}" y2="{HEIGHT - BOTTOM}" stroke="#999" '
+            f'stroke-dasharray="4 3"/>'
+        )
     for colour in colours:
         line = " ".join(f"{px(x):.1f},{py(p[colour]):.1f}" for x, p in points if colour in p)
-        parts.append(f'<polyline class="power-line" data-colour="{escape(colour)}" '
-                     f'fill="none" stroke="{_hex(colour)}" stroke-width="2" '
-                     f'stroke-linejoin="round" points="{line}"/>')
+        parts.append(
+            f'<polyline class="power-line" data-colour="{escape(colour)}" '
+            f'fill="none" stroke="{_hex(colour)}" stroke-width="2" '
+            f'stroke-linejoin="round" points="{line}"/>'
+        )
     parts += _legend(colours, points, labels or {})
     parts.append("</svg>")
     return "\n".join(parts)
@@ -67,20 +77,28 @@ def _tick_step(span: int) -> int:
 
 def _axes(px: Scale, py: Scale, x_min: int, x_max: int, top: int, x_label: str) -> list[str]:
     base, right = HEIGHT - BOTTOM, WIDTH - RIGHT
-    parts = [f'<g class="axes" stroke="#333" stroke-width="1">'
-             f'<line x1="{LEFT}" y1="{base}" x2="{right}" y2="{base}"/>'
-             f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}"/></g>',
-             '<g class="ticks" font-size="11" fill="#333">']
+    parts = [
+        f'<g class="axes" stroke="#333" stroke-width="1">'
+        f'<line x1="{LEFT}" y1="{base}" x2="{right}" y2="{base}"/>'
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}"/></g>',
+        '<g class="ticks" font-size="11" fill="#333">',
+    ]
     for y in range(0, top + 1, _tick_step(top)):
-        parts.append(f'<line x1="{LEFT - 4}" y1="{py(y):.1f}" x2="{right}" y2="{py(y):.1f}" '
-                     f'stroke="#ddd"/><text x="{LEFT - 7}" y="{py(y) + 4:.1f}" '
-                     f'text-anchor="end">{y}</text>')
+        parts.append(
+            f'<line x1="{LEFT - 4}" y1="{py(y):.1f}" x2="{right}" y2="{py(y):.1f}" '
+            f'stroke="#ddd"/><text x="{LEFT - 7}" y="{py(y) + 4:.1f}" '
+            f'text-anchor="end">{y}</text>'
+        )
     for x in range(x_min, x_max + 1, _tick_step(max(x_max - x_min, 1))):
         parts.append(f'<text x="{px(x):.1f}" y="{base + 15}" text-anchor="middle">{x}</text>')
-    parts.append(f'<text x="{(LEFT + right) / 2:.1f}" y="{HEIGHT - 4}" '
-                 f'text-anchor="middle">{escape(x_label)}</text>')
-    parts.append(f'<text x="12" y="{(TOP + base) / 2:.1f}" text-anchor="middle" '
-                 f'transform="rotate(-90 12 {(TOP + base) / 2:.1f})">power</text></g>')
+    parts.append(
+        f'<text x="{(LEFT + right) / 2:.1f}" y="{HEIGHT - 4}" '
+        f'text-anchor="middle">{escape(x_label)}</text>'
+    )
+    parts.append(
+        f'<text x="12" y="{(TOP + base) / 2:.1f}" text-anchor="middle" '
+        f'transform="rotate(-90 12 {(TOP + base) / 2:.1f})">power</text></g>'
+    )
     return parts
 
 
@@ -92,10 +110,12 @@ def _legend(colours: list[str], points: Points, labels: dict[str, str]) -> list[
         value = f" {final[colour]}" if colour in final else ""
         label = labels.get(colour, colour.title())
         if len(label) > LABEL_CHARS:
-            label = label[:LABEL_CHARS - 1] + "…"
-        parts.append(f'<rect x="{WIDTH - RIGHT + 12}" y="{y - 9}" width="14" height="4" '
-                     f'fill="{_hex(colour)}"/><text x="{WIDTH - RIGHT + 32}" y="{y - 3}">'
-                     f"{escape(label)}{value}</text>")
+            label = label[: LABEL_CHARS - 1] + "…"
+        parts.append(
+            f'<rect x="{WIDTH - RIGHT + 12}" y="{y - 9}" width="14" height="4" '
+            f'fill="{_hex(colour)}"/><text x="{WIDTH - RIGHT + 32}" y="{y - 3}">'
+            f"{escape(label)}{value}</text>"
+        )
     parts.append("</g>")
     return parts
 

@@ -40,16 +40,21 @@ PAGE_MESSAGES = 200  # shown on the game page, the newest; the rest in the game'
 EMAIL_MESSAGES = 30  # told in one email, the newest; the page has the rest
 # What the emails' outbox rows never tell: the held (told in another email, or not at
 # all), the superseded, and the ones that could not be sent.
-NOT_TOLD = (OutgoingEmail.Status.COALESCING, OutgoingEmail.Status.FOLDED,
-            OutgoingEmail.Status.FAILED)
+NOT_TOLD = (
+    OutgoingEmail.Status.COALESCING,
+    OutgoingEmail.Status.FOLDED,
+    OutgoingEmail.Status.FAILED,
+)
 
 
 def clean_message(text: str) -> str:
     """The message as it is kept: lines without control or format characters (which
     could turn the text around or hide part of it), no trailing spaces, at most two
     blank lines in a row."""
-    lines = ["".join(c for c in line if c == "\t" or c.isprintable()).rstrip()
-             for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    lines = [
+        "".join(c for c in line if c == "\t" or c.isprintable()).rstrip()
+        for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    ]
     kept: list[str] = []
     for line in lines:
         if line or (kept and (kept[-1] or len(kept) < 2 or kept[-2])):
@@ -57,8 +62,9 @@ def clean_message(text: str) -> str:
     return "\n".join(kept).strip()
 
 
-def post(game_id: int, user_id: int | None, text: str, to_colour: str = "",
-         via: str = Message.Via.WEB) -> Message:
+def post(
+    game_id: int, user_id: int | None, text: str, to_colour: str = "", via: str = Message.Via.WEB
+) -> Message:
     """Store a message from the seat of the person `user_id` to everyone ("") or to the
     seat of `to_colour`. Raises GameError with a sentence when it cannot be sent; nothing
     is stored then."""
@@ -67,13 +73,21 @@ def post(game_id: int, user_id: int | None, text: str, to_colour: str = "",
         seats = list(game.seats.select_related("user"))
         sender, to_seat, text = _validated(game, seats, user_id, text, to_colour)
         if not limits.spend("message", str(user_id)):
-            raise GameError("you have sent many messages in a short time: wait a while, "
-                            "then try again")
-        message = Message.objects.create(game=game, sender=sender, to_seat=to_seat, text=text,
-                                         phase_number=game.phase_number, turn=game.turn,
-                                         via=via)
-        message_posted.send(sender=Message, message=message,
-                            readers=readers(seats, sender, to_seat))
+            raise GameError(
+                "you have sent many messages in a short time: wait a while, then try again"
+            )
+        message = Message.objects.create(
+            game=game,
+            sender=sender,
+            to_seat=to_seat,
+            text=text,
+            phase_number=game.phase_number,
+            turn=game.turn,
+            via=via,
+        )
+        message_posted.send(
+            sender=Message, message=message, readers=readers(seats, sender, to_seat)
+        )
     return message
 
 
@@ -82,15 +96,17 @@ def check(game: Game, user_id: int | None, text: str, to_colour: str = "") -> No
     _validated(game, list(game.seats.select_related("user")), user_id, text, to_colour)
 
 
-def _validated(game: Game, seats: list[Seat], user_id: int | None, text: str,
-               to_colour: str) -> tuple[Seat, Seat | None, str]:
+def _validated(
+    game: Game, seats: list[Seat], user_id: int | None, text: str, to_colour: str
+) -> tuple[Seat, Seat | None, str]:
     """The sender's seat, the seat written to (None: everyone) and the text as kept."""
     text = clean_message(text)
     if not text:
         raise GameError("the message is empty")
     if len(text) > MESSAGE_CHARS:
-        raise GameError(f"a message holds at most {MESSAGE_CHARS} characters; this one has "
-                        f"{len(text)}")
+        raise GameError(
+            f"a message holds at most {MESSAGE_CHARS} characters; this one has {len(text)}"
+        )
     sender = next((s for s in seats if user_id is not None and s.user_id == user_id), None)
     to_seat = _check(game, seats, sender, to_colour)
     assert sender is not None, "_check refuses a person without a seat"
@@ -102,8 +118,7 @@ def _check(game: Game, seats: list[Seat], sender: Seat | None, to_colour: str) -
     if sender is None or not sender.is_person:
         raise GameError("only the players of a game can write to its table")
     if game.status not in OPEN_FOR_TALK:
-        raise GameError(f"the game is {game.get_status_display().lower()}: its table talk "
-                        "is over")
+        raise GameError(f"the game is {game.get_status_display().lower()}: its table talk is over")
     if not to_colour:
         return None
     to_seat = next((s for s in seats if s.colour == to_colour), None)
@@ -134,8 +149,11 @@ def for_page(game: Game, seat: Seat | None) -> list[Message]:
     One query: their sender and addressee are the game's seats, taken from the seats the
     page prefetched (with their users' profiles) when it did, else joined."""
     rows = Message.objects.filter(game_id=game.pk).visible_to(seat).order_by("-pk")
-    seats = {s.pk: s for s in game.seats.all()} \
-        if "seats" in getattr(game, "_prefetched_objects_cache", {}) else None
+    seats = (
+        {s.pk: s for s in game.seats.all()}
+        if "seats" in getattr(game, "_prefetched_objects_cache", {})
+        else None
+    )
     if seats is None:
         rows = rows.select_related("sender__user__profile", "to_seat__user__profile")
     found = list(rows[:PAGE_MESSAGES])
@@ -146,16 +164,23 @@ def for_page(game: Game, seat: Seat | None) -> list[Message]:
 
 def for_archive(game: Game) -> list[Message]:
     """A finished game's messages to everyone (private ones stay private)."""
-    return list(Message.objects.filter(game=game).visible_to(None, archive=True)
-                .select_related("sender__user__profile"))
+    return list(
+        Message.objects.filter(game=game)
+        .visible_to(None, archive=True)
+        .select_related("sender__user__profile")
+    )
 
 
 def told_upto(seat: Seat) -> int:
     """The newest message an email of the game to the seat's person tells (queued, sent
     or in a digest): the next email tells those after it."""
-    told = (OutgoingEmail.objects.filter(user=seat.user_id, game=seat.game_id,
-                                         messages_upto__isnull=False)
-            .exclude(status__in=NOT_TOLD).aggregate(last=Max("messages_upto"))["last"])
+    told = (
+        OutgoingEmail.objects.filter(
+            user=seat.user_id, game=seat.game_id, messages_upto__isnull=False
+        )
+        .exclude(status__in=NOT_TOLD)
+        .aggregate(last=Max("messages_upto"))["last"]
+    )
     return told or 0
 
 
@@ -186,7 +211,7 @@ def unread_by_email(seat: Seat, *, newest: int | None = None) -> tuple[list[Mess
     seats = _prefetched_seats(seat)
     if seats is None:
         rows = rows.select_related("sender__user__profile", "to_seat__user__profile")
-    found = list(rows.order_by("-pk")[:EMAIL_MESSAGES + 1])
+    found = list(rows.order_by("-pk")[: EMAIL_MESSAGES + 1])
     if seats is not None:
         _attach(found, seats)
     return list(reversed(found[:EMAIL_MESSAGES])), len(found) > EMAIL_MESSAGES
@@ -220,8 +245,11 @@ def set_player_muted(seat: Seat, colour: str, muted: bool) -> None:
         others = set(locked.game.seats.exclude(pk=seat.pk).values_list("colour", flat=True))
         if colour not in others:
             raise GameError(f"nobody else plays {colour} in this game")
-        current = [c for c in locked.muted_colours if c in others] \
-            if isinstance(locked.muted_colours, list) else []
+        current = (
+            [c for c in locked.muted_colours if c in others]
+            if isinstance(locked.muted_colours, list)
+            else []
+        )
         changed = sorted({*current, colour}) if muted else [c for c in current if c != colour]
         Seat.objects.filter(pk=seat.pk).update(muted_colours=changed)
         seat.muted_colours = changed
@@ -230,6 +258,7 @@ def set_player_muted(seat: Seat, colour: str, muted: bool) -> None:
 def heading(message: Message, viewer: Seat | None) -> str:
     """'Bob (ochre) to everyone', 'You to Carol (lilac) only', 'Bob (ochre) to you only'
     (the archive's viewer is None: never 'you')."""
+
     def named(seat: Seat) -> str:
         return f"{seat.display_name} ({seat.colour})"
 

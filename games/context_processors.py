@@ -31,13 +31,23 @@ def my_games(user: Any) -> QuerySet[Game]:
     for colour in COLOURS:  # "my colour is in the JSON list", the same in every database
         awaits_me |= Q(my_colour=colour, waiting_text__contains=f'"{colour}"')
     stored = PendingSubmission.objects.filter(
-        seat_id=OuterRef("my_seat"), phase_number=OuterRef("phase_number"))
-    return (Game.objects.filter(seats__user=user)
-            .annotate(my_colour=F("seats__colour"), my_seat=F("seats__pk"),
-                      waiting_text=Cast("waiting", output_field=TextField()))
-            .annotate(my_turn=Case(
+        seat_id=OuterRef("my_seat"), phase_number=OuterRef("phase_number")
+    )
+    return (
+        Game.objects.filter(seats__user=user)
+        .annotate(
+            my_colour=F("seats__colour"),
+            my_seat=F("seats__pk"),
+            waiting_text=Cast("waiting", output_field=TextField()),
+        )
+        .annotate(
+            my_turn=Case(
                 When(awaits_me & Q(status=Game.Status.RUNNING) & ~Exists(stored), then=True),
-                default=False, output_field=BooleanField())))
+                default=False,
+                output_field=BooleanField(),
+            )
+        )
+    )
 
 
 def your_move_count(user: Any) -> int:
@@ -47,7 +57,7 @@ def your_move_count(user: Any) -> int:
         return 0
     sql, params, at = _count_query(connection.vendor)
     with connection.cursor() as cursor:
-        cursor.execute(sql, [*params[:at], user.pk, *params[at + 1:]])
+        cursor.execute(sql, [*params[:at], user.pk, *params[at + 1 :]])
         row = cursor.fetchone()
     return int(row[0]) if row else 0
 

@@ -97,8 +97,12 @@ def away_q(now: datetime) -> Q:
 def is_away(user: User | None, now: datetime) -> bool:
     """The same test as `_away_q`, on a loaded row."""
     n = getattr(user, "notifications", None)
-    return (n is not None and n.away_until is not None and now < n.away_until
-            and (n.away_from is None or n.away_from <= now))
+    return (
+        n is not None
+        and n.away_until is not None
+        and now < n.away_until
+        and (n.away_from is None or n.away_from <= now)
+    )
 
 
 def submitted(seat_ref: Any, phase_ref: Any) -> Exists:
@@ -108,7 +112,8 @@ def submitted(seat_ref: Any, phase_ref: Any) -> Exists:
 def unanswered(game: Game) -> QuerySet[Seat]:
     """The seats the current phase waits for that have no submission stored."""
     return game.seats.filter(colour__in=game.waiting).filter(
-        ~submitted(OuterRef("pk"), game.phase_number))
+        ~submitted(OuterRef("pk"), game.phase_number)
+    )
 
 
 def _in_waiting_order(game: Game, seats: Iterable[Seat]) -> list[Seat]:
@@ -123,8 +128,10 @@ def settle_absences(now: datetime) -> None:
     away now (to pause or extend): two indexed lookups (`game_paused`; the people away
     through `notifications_away`, then their seats), never a scan of the running games."""
     paused = Game.objects.filter(status=Game.Status.RUNNING, paused=True)
-    away = Seat.objects.filter(game__status=Game.Status.RUNNING, user__in=Notifications.objects
-                               .filter(away_q(now)).values("user_id"))
+    away = Seat.objects.filter(
+        game__status=Game.Status.RUNNING,
+        user__in=Notifications.objects.filter(away_q(now)).values("user_id"),
+    )
     games = {*paused.values_list("pk", flat=True), *away.values_list("game_id", flat=True)}
     each(sorted(games), _settle_absence, now)
 
@@ -134,9 +141,11 @@ def _settle_absence(game_id: int, now: datetime) -> None:
         game = _locked(Game.objects.filter(pk=game_id, status=Game.Status.RUNNING))
         if game is None:
             return
-        away = list(unanswered(game).filter(
-            IN_PERSON, user__notifications__in=Notifications.objects.filter(away_q(now)))
-            .select_related("user__notifications"))
+        away = list(
+            unanswered(game)
+            .filter(IN_PERSON, user__notifications__in=Notifications.objects.filter(away_q(now)))
+            .select_related("user__notifications")
+        )
         if not away:
             _resume(game, now)
         elif game.on_absence == "pause":
@@ -149,12 +158,19 @@ def _pause(game: Game, away: list[Seat], now: datetime) -> None:
     if game.paused and game.deadline is None:
         return
     # A phase that began while paused (the away player answered) has a deadline again.
-    remaining = max(game.deadline - now, timedelta(0)) if game.deadline else \
-        timedelta(hours=game.deadline_hours)
+    remaining = (
+        max(game.deadline - now, timedelta(0))
+        if game.deadline
+        else timedelta(hours=game.deadline_hours)
+    )
     game.paused, game.deadline = True, None
     game.save(update_fields=["paused", "deadline"])
-    _note(game, "paused", players=[s.colour for s in away],
-          remaining_seconds=int(remaining.total_seconds()))
+    _note(
+        game,
+        "paused",
+        players=[s.colour for s in away],
+        remaining_seconds=int(remaining.total_seconds()),
+    )
 
 
 def _resume(game: Game, now: datetime) -> None:
@@ -182,8 +198,13 @@ def _extend_for_absence(game: Game, away: list[Seat], now: datetime) -> None:
     game.deadline = target
     game.save(update_fields=["deadline"])
     services.deadline_set.send(sender=Game, game=game, now=now)
-    event = _note(game, "deadline_extended", players=[s.colour for s in away], reason="away",
-                  deadline=target.isoformat())
+    event = _note(
+        game,
+        "deadline_extended",
+        players=[s.colour for s in away],
+        reason="away",
+        deadline=target.isoformat(),
+    )
     deadline_extended.send(sender=Game, game=game, event=event, by=None)
 
 
@@ -200,8 +221,7 @@ def _away_until(seat: Seat) -> datetime:
 
 # A game paused for repair (games.services.note_broken) is frozen as it broke: no default
 # moves are stored for it (services would refuse them) until an operator retries it.
-DEADLINE_DUE = {"status": Game.Status.RUNNING, "paused": False,
-                "needs_repair_since__isnull": True}
+DEADLINE_DUE = {"status": Game.Status.RUNNING, "paused": False, "needs_repair_since__isnull": True}
 
 
 def pass_deadlines(now: datetime) -> None:
@@ -222,7 +242,7 @@ def _pass_deadline(game_id: int, now: datetime) -> None:
             return  # everything is in (or a move is being applied): the resolve is under way
         # In a phase that is not sealed the first submission is applied at once and ends
         # it (a negotiation's break-off): one default is all that fits.
-        for seat in (missing if engine.is_simultaneous(state) else missing[:1]):
+        for seat in missing if engine.is_simultaneous(state) else missing[:1]:
             services.submit_move(game.pk, seat.pk, engine.default_move(state, seat.colour))
         _note(game, "deadline_missed", players=[s.colour for s in missing])
         _count_missed(game, [s for s in awaited if s.plays_in_person], {s.pk for s in missing})
@@ -259,8 +279,14 @@ def extend_deadline(game_id: int, user: User, hours: int) -> Game:
         services.deadline_set.send(sender=Game, game=game, now=now)
         # Who extended it (the creator's colour, if they still hold a seat) and until when.
         seat = game.seat_for(user)
-        event = _note(game, "deadline_extended", hours=hours, reason="creator",
-                      player=seat.colour if seat else None, deadline=game.deadline.isoformat())
+        event = _note(
+            game,
+            "deadline_extended",
+            hours=hours,
+            reason="creator",
+            player=seat.colour if seat else None,
+            deadline=game.deadline.isoformat(),
+        )
         deadline_extended.send(sender=Game, game=game, event=event, by=user)
     return game
 

@@ -60,7 +60,7 @@ class _Who:
         return name_of(self.event.get(key), self.names)
 
     def addressee(self, possessive: bool = False) -> str:
-        """"You" / "Your" to the reader a private event is for, else their name."""
+        """ "You" / "Your" to the reader a private event is for, else their name."""
         to = self.event.get("to")
         if to and to == self.viewer:
             return "Your" if possessive else "You"
@@ -78,18 +78,24 @@ def _reveal(e: Event, who: _Who) -> str:
     card = e["card"]
     if card in CARD_NAMES:
         return f"The action card {CARD_NAMES[card]} is revealed."
-    return (f"The action card {card} is revealed ({card_text(card)}); "
-            f"{who('start_player')} is the start player.")
+    return (
+        f"The action card {card} is revealed ({card_text(card)}); "
+        f"{who('start_player')} is the start player."
+    )
 
 
 def _silver(e: Event, who: _Who) -> str:
-    return (f"Silver mine: {who()} has {plural(e['hills'], 'hill')} in their regions "
-            f"and gains {_points(e['points'])}.")
+    return (
+        f"Silver mine: {who()} has {plural(e['hills'], 'hill')} in their regions "
+        f"and gains {_points(e['points'])}."
+    )
 
 
 def _revealed(e: Event, who: _Who) -> str:
-    parts = [f"{name_of(p, who.names)} {choices_text(c['cards'], c['politics'])}"
-             for p, c in e["decisions"].items()]
+    parts = [
+        f"{name_of(p, who.names)} {choices_text(c['cards'], c['politics'])}"
+        for p, c in e["decisions"].items()
+    ]
     return "The decisions are revealed: " + "; ".join(parts) + "."
 
 
@@ -98,8 +104,10 @@ def _decision(e: Event, who: _Who) -> str:
 
 
 def _politics_returned(e: Event, who: _Who) -> str:
-    return (f"{who()}'s {str(e['card']).title()} card cannot be played and goes back to "
-            f"their hand: {e['reason']}.")
+    return (
+        f"{who()}'s {str(e['card']).title()} card cannot be played and goes back to "
+        f"their hand: {e['reason']}."
+    )
 
 
 def _alliance(e: Event, who: _Who) -> str:
@@ -113,8 +121,10 @@ def _alliance_broken(e: Event, who: _Who) -> str:
 
 
 def _renegade(e: Event, who: _Who) -> str:
-    return (f"{who()} plays a Renegade: {who('owner')}'s knight at {cell(e['removed'])} "
-            "goes back to its supply.")
+    return (
+        f"{who()} plays a Renegade: {who('owner')}'s knight at {cell(e['removed'])} "
+        "goes back to its supply."
+    )
 
 
 def _knight(e: Event, who: _Who) -> str:
@@ -128,24 +138,29 @@ def _wall(e: Event, who: _Who) -> str:
 
 def _founded(e: Event, who: _Who) -> str:
     towns = f" with {plural(e['towns'], 'town')}" if e.get("towns") else ""
-    return (f"{who('owner')} founds a region of {plural(e['size'], 'cell')}{towns} at "
-            f"{cell(e['castle'])}: {_points(e['points'])}.")
+    return (
+        f"{who('owner')} founds a region of {plural(e['size'], 'cell')}{towns} at "
+        f"{cell(e['castle'])}: {_points(e['points'])}."
+    )
 
 
 def _expanded(e: Event, who: _Who) -> str:
     cells = " and ".join(cell(c) for c in e["cells"])
-    return (f"{who()} expands the region at {cell(e['castle'])} by {cells}: "
-            f"{_points(e['points'])}.")
+    return f"{who()} expands the region at {cell(e['castle'])} by {cells}: {_points(e['points'])}."
 
 
 def _lost(e: Event, who: _Who) -> str:
-    return (f"{who()} loses {plural(e['cells'], 'cell')} of the region at "
-            f"{cell(e['castle'])}: {_points(e['points'])}.")
+    return (
+        f"{who()} loses {plural(e['cells'], 'cell')} of the region at "
+        f"{cell(e['castle'])}: {_points(e['points'])}."
+    )
 
 
 def _severed(e: Event, who: _Who) -> str:
-    return (f"A piece of {plural(e['size'], 'cell')} is cut off {who()}'s region at "
-            f"{cell(e['castle'])} and becomes a neutral zone: {_points(e['points'])}.")
+    return (
+        f"A piece of {plural(e['size'], 'cell')} is cut off {who()}'s region at "
+        f"{cell(e['castle'])} and becomes a neutral zone: {_points(e['points'])}."
+    )
 
 
 def _money(e: Event, who: _Who) -> str:
@@ -158,13 +173,16 @@ def _negotiation(e: Event, who: _Who) -> str:
 
 
 def _offer(e: Event, who: _Who) -> str:
-    return (f"{who()} offers {who('other')} {plural(e['ducats'], 'ducat')} "
-            "to perform the action alone.")
+    return (
+        f"{who()} offers {who('other')} {plural(e['ducats'], 'ducat')} to perform the action alone."
+    )
 
 
 def _accepted(e: Event, who: _Who) -> str:
-    return (f"{who()} accepts {who('payer')}'s offer of {plural(e['ducats'], 'ducat')}; "
-            f"{who('payer')} acts alone.")
+    return (
+        f"{who()} accepts {who('payer')}'s offer of {plural(e['ducats'], 'ducat')}; "
+        f"{who('payer')} acts alone."
+    )
 
 
 def _duel(e: Event, who: _Who) -> str:
@@ -192,8 +210,10 @@ def _paid(e: Event, who: _Who) -> str:
 
 
 def _placed(e: Event, who: _Who) -> str:
-    return (f"{who()} places {with_article(e['colour'])} castle at {cell(e['castle'])} and a "
-            f"knight at {cell(e['knight'])}.")
+    return (
+        f"{who()} places {with_article(e['colour'])} castle at {cell(e['castle'])} and a "
+        f"knight at {cell(e['knight'])}."
+    )
 
 
 def _game_over(e: Event, who: _Who) -> str:
@@ -204,8 +224,10 @@ def _game_over(e: Event, who: _Who) -> str:
 
 def _paused(e: Event, who: _Who) -> str:
     left = _duration(int(e["remaining_seconds"]))
-    return (f"The game is paused while {who.all()} {_be(e['players'])} away; "
-            f"{left} will be left for the phase when it resumes.")
+    return (
+        f"The game is paused while {who.all()} {_be(e['players'])} away; "
+        f"{left} will be left for the phase when it resumes."
+    )
 
 
 def _extended(e: Event, who: _Who) -> str:
@@ -213,14 +235,16 @@ def _extended(e: Event, who: _Who) -> str:
     until = _until(e.get("deadline"))
     if e["reason"] == "creator":
         creator = f"{who()}, the game's creator," if e.get("player") else "The game's creator"
-        return (f"{creator} extends the deadline by {plural(e['hours'], 'hour')}"
-                f"{', ' + until if until else ''}.")
+        return (
+            f"{creator} extends the deadline by {plural(e['hours'], 'hour')}"
+            f"{', ' + until if until else ''}."
+        )
     away = f"while {who.all()} {_be(e['players'])} away"
     return f"The deadline is extended {until + ', ' if until else ''}{away}."
 
 
 def _until(deadline: Any) -> str:
-    """"until Wed 2 Jan 2030, 10:00 UTC": in UTC, named, since a log line is the same for
+    """ "until Wed 2 Jan 2030, 10:00 UTC": in UTC, named, since a log line is the same for
     every reader (the page shows the deadline in each reader's own zone)."""
     if not deadline:
         return ""
@@ -233,15 +257,17 @@ def _be(players: list[str]) -> str:
 
 
 def _duration(seconds: int) -> str:
-    """"2 days and 3 hours", "5 hours", "40 minutes" (what a pause keeps of a phase)."""
+    """ "2 days and 3 hours", "5 hours", "40 minutes" (what a pause keeps of a phase)."""
     days, hours, minutes = seconds // 86400, seconds % 86400 // 3600, seconds % 3600 // 60
     parts = [plural(n, unit) for n, unit in ((days, "day"), (hours, "hour")) if n]
     return " and ".join(parts) or plural(minutes, "minute")
 
 
 def _refused(e: Event, who: _Who) -> str:
-    return (f"{who.addressee(possessive=True)} submission '{e['move']}' could not be "
-            f"applied: {e['reason']}.")
+    return (
+        f"{who.addressee(possessive=True)} submission '{e['move']}' could not be "
+        f"applied: {e['reason']}."
+    )
 
 
 SENTENCES: dict[str, Sentence] = {
@@ -279,8 +305,10 @@ SENTENCES: dict[str, Sentence] = {
     "paid": _paid,
     "placed": _placed,
     "turn_end": lambda e, who: f"Turn {e['turn']} ends." if "turn" in e else "The turn ends.",
-    "final_hills": lambda e, who: (f"Final scoring: {who()} has {plural(e['hills'], 'hill')} "
-                                   f"in their regions: {_points(e['points'])}."),
+    "final_hills": lambda e, who: (
+        f"Final scoring: {who()} has {plural(e['hills'], 'hill')} "
+        f"in their regions: {_points(e['points'])}."
+    ),
     "end_game": lambda e, who: SENTENCES["final_hills"](e, who),  # engine.scenario's scoring
     "parchment": lambda e, who: f"{who()} reveals Parchment: {_points(e['points'])}.",
     "game_over": _game_over,
@@ -289,10 +317,13 @@ SENTENCES: dict[str, Sentence] = {
     "paused": _paused,
     "resumed": lambda e, who: "The game resumes: the deadline runs again.",
     "deadline_extended": _extended,
-    "deadline_missed": lambda e, who: (f"{who.all()} missed the deadline: the default "
-                                       "move was played for them."),
-    "standin": lambda e, who: (f"{who()} missed {plural(e['missed'], 'deadline')} in a row: "
-                               "a computer plays their seat until they take it back."),
+    "deadline_missed": lambda e, who: (
+        f"{who.all()} missed the deadline: the default move was played for them."
+    ),
+    "standin": lambda e, who: (
+        f"{who()} missed {plural(e['missed'], 'deadline')} in a row: "
+        "a computer plays their seat until they take it back."
+    ),
     "seat_taken_back": lambda e, who: f"{who()} takes their seat back from the computer.",
     "conceded": lambda e, who: f"{who()} conceded: a computer plays their seat to the end.",
 }

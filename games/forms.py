@@ -33,10 +33,14 @@ def time_zone_choices() -> list[tuple[str, str]]:
 
 def time_zone_field() -> forms.ChoiceField:
     return forms.ChoiceField(
-        choices=time_zone_choices, initial="UTC",
+        choices=time_zone_choices,
+        initial="UTC",
         help_text="Every deadline is shown in this time zone.",
-        error_messages={"invalid_choice": "%(value)s is not a time zone; choose one from "
-                                          "the list, e.g. Europe/Berlin."})
+        error_messages={
+            "invalid_choice": "%(value)s is not a time zone; choose one from "
+            "the list, e.g. Europe/Berlin."
+        },
+    )
 
 
 def game_choices(field_name: str) -> Sequence[tuple[Any, Any]]:
@@ -119,9 +123,11 @@ class ProfileForm(forms.ModelForm):
     email = forms.EmailField()
     time_zone = time_zone_field()
     current_password = forms.CharField(
-        required=False, strip=False,
+        required=False,
+        strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-        help_text="Needed to change the email.")
+        help_text="Needed to change the email.",
+    )
 
     field_order = ["display_name", "email", "time_zone", "current_password"]
 
@@ -146,9 +152,9 @@ class ProfileForm(forms.ModelForm):
         # Whoever holds a session (a borrowed computer) must not move the account, and with
         # it every password reset, to an address of their own (which also has to confirm).
         if self.email_changes() and not self.instance.user.check_password(
-                data.get("current_password") or ""):
-            self.add_error("current_password",
-                           "Write your current password to change the email.")
+            data.get("current_password") or ""
+        ):
+            self.add_error("current_password", "Write your current password to change the email.")
         return data
 
     def email_changes(self) -> bool:
@@ -170,41 +176,71 @@ class CreateGameForm(forms.Form):
 
     name = forms.CharField(max_length=80)
     player_count = forms.TypedChoiceField(
-        label="Players", coerce=int, initial=3, choices=[(n, n) for n in (2, 3, 4)],
-        error_messages={"invalid_choice": "A game has 2, 3 or 4 players."})
+        label="Players",
+        coerce=int,
+        initial=3,
+        choices=[(n, n) for n in (2, 3, 4)],
+        error_messages={"invalid_choice": "A game has 2, 3 or 4 players."},
+    )
     setup = forms.ChoiceField(
-        choices=game_choices("setup"), initial="variable",
+        choices=game_choices("setup"),
+        initial="variable",
         widget=forms.RadioSelect,
-        help_text="Basic: the board of the rules' first game (3 or 4 players).")
+        help_text="Basic: the board of the rules' first game (3 or 4 players).",
+    )
     decisions = forms.ChoiceField(
-        choices=game_choices("decisions"), initial="sealed",
+        choices=game_choices("decisions"),
+        initial="sealed",
         widget=forms.RadioSelect,
-        help_text="Sealed: everyone decides at once, revealed together.")
+        help_text="Sealed: everyone decides at once, revealed together.",
+    )
     money = forms.ChoiceField(
-        choices=game_choices("money"), initial="hidden",
-        widget=forms.RadioSelect)
+        choices=game_choices("money"), initial="hidden", widget=forms.RadioSelect
+    )
     deadline_hours = forms.IntegerField(
-        label="Phase deadline (hours)", min_value=1, max_value=MAX_DEADLINE_HOURS,
+        label="Phase deadline (hours)",
+        min_value=1,
+        max_value=MAX_DEADLINE_HOURS,
         initial=settings.GAME_DEFAULT_DEADLINE_HOURS,
         error_messages={
             "min_value": f"A phase deadline is 1 to {MAX_DEADLINE_HOURS} hours.",
-            "max_value": f"A phase deadline is 1 to {MAX_DEADLINE_HOURS} hours (30 days)."})
+            "max_value": f"A phase deadline is 1 to {MAX_DEADLINE_HOURS} hours (30 days).",
+        },
+    )
     invite_only = forms.BooleanField(
-        required=False, label="Invite only",
-        help_text="Not listed in the lobby; players join with the link you share.")
-    colour = forms.ChoiceField(label="Your colour", choices=COLOUR_CHOICES, initial="red",
-                               widget=forms.RadioSelect, error_messages=COLOUR_ERRORS)
+        required=False,
+        label="Invite only",
+        help_text="Not listed in the lobby; players join with the link you share.",
+    )
+    colour = forms.ChoiceField(
+        label="Your colour",
+        choices=COLOUR_CHOICES,
+        initial="red",
+        widget=forms.RadioSelect,
+        error_messages=COLOUR_ERRORS,
+    )
     computer_colours = forms.MultipleChoiceField(
-        label="Computer players", required=False, choices=COLOUR_CHOICES,
-        widget=forms.CheckboxSelectMultiple, error_messages=COLOUR_ERRORS,
-        help_text="Colours played by the computer; the other seats wait for people.")
+        label="Computer players",
+        required=False,
+        choices=COLOUR_CHOICES,
+        widget=forms.CheckboxSelectMultiple,
+        error_messages=COLOUR_ERRORS,
+        help_text="Colours played by the computer; the other seats wait for people.",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.helper = fields_only(
-            "name", "player_count", InlineRadios("setup"), InlineRadios("decisions"),
-            InlineRadios("money"), "deadline_hours", "invite_only", InlineRadios("colour"),
-            InlineCheckboxes("computer_colours"))
+            "name",
+            "player_count",
+            InlineRadios("setup"),
+            InlineRadios("decisions"),
+            InlineRadios("money"),
+            "deadline_hours",
+            "invite_only",
+            InlineRadios("colour"),
+            InlineCheckboxes("computer_colours"),
+        )
 
     def clean_name(self) -> str:
         return cleaned_name(self, "name")
@@ -214,29 +250,35 @@ class CreateGameForm(forms.Form):
         assert data is not None  # `Form.clean` returns `cleaned_data`
         count, computers = data.get("player_count"), data.get("computer_colours") or []
         if data.get("setup") == "basic" and count == 2:
-            self.add_error("setup", "The basic setup is for 3 or 4 players; "
-                                    "choose the variable setup for 2.")
+            self.add_error(
+                "setup", "The basic setup is for 3 or 4 players; choose the variable setup for 2."
+            )
         if data.get("colour") in computers:
-            self.add_error("computer_colours", f"{data['colour'].title()} is your own "
-                                               "colour; a computer cannot play it.")
+            self.add_error(
+                "computer_colours",
+                f"{data['colour'].title()} is your own colour; a computer cannot play it.",
+            )
         if count is not None and len(computers) >= count:
-            self.add_error("computer_colours", f"At most {count - 1} of the {count} seats "
-                                               "can be computers; one is yours.")
+            self.add_error(
+                "computer_colours",
+                f"At most {count - 1} of the {count} seats can be computers; one is yours.",
+            )
         return data
 
 
 class JoinForm(forms.Form):
     colour = forms.ChoiceField(
-        error_messages={"required": "Choose a colour.",
-                        "invalid_choice": "%(value)s is not free in this game; "
-                                          "choose another colour."})
+        error_messages={
+            "required": "Choose a colour.",
+            "invalid_choice": "%(value)s is not free in this game; choose another colour.",
+        }
+    )
 
     def __init__(self, game: Game, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         colour = self.fields["colour"]
         assert isinstance(colour, forms.ChoiceField)
-        colour.choices = [
-            (c, c.title()) for c in game.free_colours()]
+        colour.choices = [(c, c.title()) for c in game.free_colours()]
 
 
 class MessageForm(forms.Form):
@@ -244,19 +286,27 @@ class MessageForm(forms.Form):
 
     to = forms.ChoiceField(label="To", required=False)
     text = forms.CharField(
-        label="Message", max_length=MESSAGE_CHARS, strip=True,
+        label="Message",
+        max_length=MESSAGE_CHARS,
+        strip=True,
         widget=forms.Textarea(attrs={"rows": 2, "maxlength": MESSAGE_CHARS}),
-        error_messages={"required": "Write a message first.",
-                        "max_length": f"A message holds at most {MESSAGE_CHARS} characters "
-                                      "(this one has %(show_value)d)."})
+        error_messages={
+            "required": "Write a message first.",
+            "max_length": f"A message holds at most {MESSAGE_CHARS} characters "
+            "(this one has %(show_value)d).",
+        },
+    )
 
     def __init__(self, seats: Sequence[Seat], me: Seat, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         to = self.fields["to"]
         assert isinstance(to, forms.ChoiceField)
         to.choices = [("", "Everyone at the table")] + [
-            (s.colour, f"{s.display_name} ({s.colour}) only") for s in seats
-            if s.pk != me.pk and s.is_person]
-        to.error_messages["invalid_choice"] = ("%(value)s is not a player you can write to; "
-                                               "choose one from the list.")
+            (s.colour, f"{s.display_name} ({s.colour}) only")
+            for s in seats
+            if s.pk != me.pk and s.is_person
+        ]
+        to.error_messages["invalid_choice"] = (
+            "%(value)s is not a player you can write to; choose one from the list."
+        )
         self.helper = fields_only("to", "text")

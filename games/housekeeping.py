@@ -38,15 +38,21 @@ def tidy(now: datetime | None = None) -> dict[str, int]:
     now = now or timezone.now()
     trimmed = {"email_bodies": clear_old_bodies(now), "magic_links": drop_expired_links(now)}
     if any(trimmed.values()):  # what the operator's log shows of it
-        logger.info("housekeeping: cleared %(email_bodies)d email bodies, deleted "
-                    "%(magic_links)d expired magic links", trimmed)
+        logger.info(
+            "housekeeping: cleared %(email_bodies)d email bodies, deleted "
+            "%(magic_links)d expired magic links",
+            trimmed,
+        )
     return trimmed
 
 
 def clear_old_bodies(now: datetime) -> int:
     cutoff = now - timedelta(days=settings.EMAIL_BODY_DAYS)
-    old = (OutgoingEmail.objects.filter(BODY_KEPT, created_at__lt=cutoff)
-           .order_by("created_at").values("pk")[:BATCH])
+    old = (
+        OutgoingEmail.objects.filter(BODY_KEPT, created_at__lt=cutoff)
+        .order_by("created_at")
+        .values("pk")[:BATCH]
+    )
     return OutgoingEmail.objects.filter(pk__in=old).update(text="", html="")
 
 

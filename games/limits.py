@@ -26,8 +26,13 @@ def spend(name: str, who: str) -> bool:
     """Count one use of limit `name` by `who` (an address, a user id); False when over it.
 
     A refused use still counts: whoever hammers stays refused."""
-    usage = get_usage(None, group=f"lowenherz.{name}", key=lambda group, request: who.lower(),
-                      rate=settings.RATE_LIMITS[name], increment=True)
+    usage = get_usage(
+        None,
+        group=f"lowenherz.{name}",
+        key=lambda group, request: who.lower(),
+        rate=settings.RATE_LIMITS[name],
+        increment=True,
+    )
     return usage is None or not usage["should_limit"]
 
 

@@ -10,8 +10,7 @@ from django.conf import settings
 from django.urls import reverse
 
 
-def absolute_url(name_or_path: str, *args: object,
-                 query: Mapping[str, str] | None = None) -> str:
+def absolute_url(name_or_path: str, *args: object, query: Mapping[str, str] | None = None) -> str:
     """SITE_URL and the path of the URL pattern `name_or_path` with `args` (or the path
     itself, if it starts with "/"), and `query` unless it is empty. A signed value's ":"
     separators stay as they are: readable, and Django reads them either way."""

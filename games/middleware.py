@@ -23,22 +23,42 @@ from games.models import Game
 SCOPE_KEY = "lowenherz_magic_scope"
 # What a scoped session may open whatever game it is for: leaving, logging in properly,
 # another magic link, and the pages that need no account.
-OPEN_TO_SCOPED = frozenset({
-    "logout", "login", "magic_link", "unsubscribe", "healthz", "password_reset",
-    "password_reset_done", "password_reset_confirm", "password_reset_complete"})
+OPEN_TO_SCOPED = frozenset(
+    {
+        "logout",
+        "login",
+        "magic_link",
+        "unsubscribe",
+        "healthz",
+        "password_reset",
+        "password_reset_done",
+        "password_reset_confirm",
+        "password_reset_complete",
+    }
+)
 # The game's own pages: its page, JSON, live updates and history (what this player saw of
 # it), its table talk and muting its emails, its archive once it is over, always; its
 # form only in the link's phase. What would change the game for others or for good
 # (conceding, leaving, cancelling, deadlines) asks for the password.
-GAME_PAGES = frozenset({"game", "game_json", "game_live", "game_history", "game_say",
-                        "mute_player", "mute_game", "archive_game", "record_json"})
+GAME_PAGES = frozenset(
+    {
+        "game",
+        "game_json",
+        "game_live",
+        "game_history",
+        "game_say",
+        "mute_player",
+        "mute_game",
+        "archive_game",
+        "record_json",
+    }
+)
 # A link signed for one person and game (`?s=`, games.mail.outbox.mute_url) works without
 # a session, and so within any session's scope: the view reads the person from it alone.
 SIGNED_LINKS = frozenset({"mute_game"})
 
 
-def scope_session(session: SessionBase, game_id: int, phase_number: int,
-                  until: datetime) -> None:
+def scope_session(session: SessionBase, game_id: int, phase_number: int, until: datetime) -> None:
     """Keep this session to one game and phase, and end it at `until`."""
     session[SCOPE_KEY] = {"game": game_id, "phase": phase_number}
     session.set_expiry(until)
@@ -62,8 +82,7 @@ class TimezoneMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        profile = getattr(request.user, "profile", None) if request.user.is_authenticated \
-            else None
+        profile = getattr(request.user, "profile", None) if request.user.is_authenticated else None
         if profile is not None:
             timezone.activate(zoneinfo.ZoneInfo(profile.time_zone))
         else:
@@ -80,8 +99,11 @@ class MagicScopeMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         scope = scope_of(request)
-        if scope is None or request.path_info.startswith("/" + settings.STATIC_URL.lstrip("/")) \
-                or _allowed(request, scope):
+        if (
+            scope is None
+            or request.path_info.startswith("/" + settings.STATIC_URL.lstrip("/"))
+            or _allowed(request, scope)
+        ):
             return self.get_response(request)
         return _ask_for_password(request, scope)
 
@@ -102,14 +124,24 @@ def _allowed(request: HttpRequest, scope: dict[str, int]) -> bool:
     if match.url_name in GAME_PAGES:
         return True
     # The move the email asked for, while the game is still in that phase.
-    return match.url_name == "submit" and Game.objects.filter(
-        pk=scope["game"], phase_number=scope["phase"], status=Game.Status.RUNNING).exists()
+    return (
+        match.url_name == "submit"
+        and Game.objects.filter(
+            pk=scope["game"], phase_number=scope["phase"], status=Game.Status.RUNNING
+        ).exists()
+    )
 
 
 def _ask_for_password(request: HttpRequest, scope: dict[str, int]) -> HttpResponse:
     name = Game.objects.filter(pk=scope["game"]).values_list("name", flat=True).first()
-    messages.info(request, f"This link from an email signed you in for {name or 'one game'} "
-                           "only; log in with your password for the rest.")
-    target = request.get_full_path() if request.method in {"GET", "HEAD"} else \
-        reverse("game", args=[scope["game"]])
+    messages.info(
+        request,
+        f"This link from an email signed you in for {name or 'one game'} "
+        "only; log in with your password for the rest.",
+    )
+    target = (
+        request.get_full_path()
+        if request.method in {"GET", "HEAD"}
+        else reverse("game", args=[scope["game"]])
+    )
     return HttpResponseRedirect(f"{reverse('login')}?{urlencode({'next': target})}")

@@ -36,8 +36,9 @@ def validate_time_zone(value: str) -> None:
 
 
 class Profile(models.Model):
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                related_name="profile")
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
     display_name = models.CharField(max_length=40)
     time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
     # An address the person asked to change to, and when: `User.email` stays the one
@@ -70,19 +71,26 @@ class Game(models.Model):
         CANCELLED = "cancelled", "Cancelled"  # by its creator, before it started
 
     name = models.CharField(max_length=80)
-    creator = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL,
-                                related_name="created_games")
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="created_games"
+    )
     player_count = models.PositiveSmallIntegerField()
-    setup = models.CharField(max_length=10, default="variable",
-                             choices=[("basic", "Basic"), ("variable", "Variable")])
-    decisions = models.CharField(max_length=10, default="sealed",
-                                 choices=[("sealed", "Sealed"), ("open", "Open")])
-    money = models.CharField(max_length=10, default="hidden",
-                             choices=[("hidden", "Hidden"), ("open", "Open")])
+    setup = models.CharField(
+        max_length=10, default="variable", choices=[("basic", "Basic"), ("variable", "Variable")]
+    )
+    decisions = models.CharField(
+        max_length=10, default="sealed", choices=[("sealed", "Sealed"), ("open", "Open")]
+    )
+    money = models.CharField(
+        max_length=10, default="hidden", choices=[("hidden", "Hidden"), ("open", "Open")]
+    )
     deadline_hours = models.PositiveIntegerField(default=48)
     # RULES 9 by email: what an absence does, and when a computer stands in.
-    on_absence = models.CharField(max_length=10, default="extend",
-                                  choices=[("extend", "Extend deadlines"), ("pause", "Pause")])
+    on_absence = models.CharField(
+        max_length=10,
+        default="extend",
+        choices=[("extend", "Extend deadlines"), ("pause", "Pause")],
+    )
     paused = models.BooleanField(default=False)
     max_missed_deadlines = models.PositiveSmallIntegerField(default=3)
     invite_only = models.BooleanField(default=False)
@@ -124,26 +132,37 @@ class Game(models.Model):
     class Meta:
         indexes = [
             models.Index(fields=["status", "-created_at"]),
-            models.Index(fields=["deadline"], name="game_running_deadline",
-                         condition=Q(status="running")),
-            models.Index(fields=["work_due_since"], name="game_work_due",
-                         condition=Q(work_due_since__isnull=False)),
+            models.Index(
+                fields=["deadline"], name="game_running_deadline", condition=Q(status="running")
+            ),
+            models.Index(
+                fields=["work_due_since"],
+                name="game_work_due",
+                condition=Q(work_due_since__isnull=False),
+            ),
             # The sweep's absences step (games.deadlines.settle_absences): the running
             # games paused for an absence, without reading the others.
-            models.Index(fields=["id"], name="game_paused",
-                         condition=Q(status="running", paused=True)),
+            models.Index(
+                fields=["id"], name="game_paused", condition=Q(status="running", paused=True)
+            ),
             # manage.py repair_games: the games whose moves failed to apply, without
             # reading the others.
-            models.Index(fields=["id"], name="game_resolve_failed",
-                         condition=Q(resolve_failures__gt=0)),
+            models.Index(
+                fields=["id"], name="game_resolve_failed", condition=Q(resolve_failures__gt=0)
+            ),
         ]
 
     def __str__(self) -> str:
         return self.name
 
     def settings_for(self, colours: tuple[str, ...]) -> Settings:
-        return Settings(players=colours, setup=self.setup, decisions=self.decisions,
-                        money=self.money, seed=self.seed)
+        return Settings(
+            players=colours,
+            setup=self.setup,
+            decisions=self.decisions,
+            money=self.money,
+            seed=self.seed,
+        )
 
     @cached_property
     def engine_state(self) -> GameState:
@@ -207,8 +226,13 @@ class Seat(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     colour = models.CharField(max_length=10, choices=COLOUR_CHOICES)
     position = models.PositiveSmallIntegerField()  # seat order = play order
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                             on_delete=models.SET_NULL, related_name="seats")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="seats",
+    )
     is_computer = models.BooleanField(default=False)
     missed_deadlines = models.PositiveSmallIntegerField(default=0)  # in a row
     standin = models.BooleanField(default=False)  # a computer plays until the person returns
@@ -224,8 +248,9 @@ class Seat(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["game", "colour"], name="one_seat_per_colour"),
             models.UniqueConstraint(fields=["game", "position"], name="one_seat_per_place"),
-            models.UniqueConstraint(fields=["game", "user"], name="one_seat_per_user",
-                                    condition=Q(user__isnull=False)),
+            models.UniqueConstraint(
+                fields=["game", "user"], name="one_seat_per_user", condition=Q(user__isnull=False)
+            ),
         ]
 
     def __str__(self) -> str:
@@ -367,8 +392,11 @@ class MessageQuerySet(models.QuerySet["Message"]):
         if seat is None:
             return self.none()
         mine = Q(to_seat__isnull=True) | Q(to_seat=seat) | Q(sender=seat)
-        muted = [c for c in seat.muted_colours if isinstance(c, str)] \
-            if isinstance(seat.muted_colours, list) else []
+        muted = (
+            [c for c in seat.muted_colours if isinstance(c, str)]
+            if isinstance(seat.muted_colours, list)
+            else []
+        )
         return self.filter(mine).exclude(Q(sender__colour__in=muted) & ~Q(sender=seat))
 
 
@@ -384,8 +412,9 @@ class Message(models.Model):
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="messages")
     sender = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="sent_messages")
-    to_seat = models.ForeignKey(Seat, null=True, blank=True, on_delete=models.CASCADE,
-                                related_name="received_messages")
+    to_seat = models.ForeignKey(
+        Seat, null=True, blank=True, on_delete=models.CASCADE, related_name="received_messages"
+    )
     text = models.TextField(max_length=MESSAGE_CHARS)
     phase_number = models.PositiveIntegerField()
     turn = models.PositiveIntegerField()
@@ -418,22 +447,28 @@ class MessageEmails(models.TextChoices):
 class Notifications(models.Model):
     """A person's email preferences and absences (one row per user)."""
 
-    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE,
-                                related_name="notifications")
-    mode = models.CharField(max_length=10, choices=EmailPreference.choices,
-                            default=EmailPreference.EVERY)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    mode = models.CharField(
+        max_length=10, choices=EmailPreference.choices, default=EmailPreference.EVERY
+    )
     reminder_hours = models.JSONField(default=list)  # hours before a deadline; [] = default
     away_from = models.DateTimeField(null=True, blank=True)
     away_until = models.DateTimeField(null=True, blank=True)
-    messages = models.CharField(max_length=5, choices=MessageEmails.choices,
-                                default=MessageEmails.NEXT)
+    messages = models.CharField(
+        max_length=5, choices=MessageEmails.choices, default=MessageEmails.NEXT
+    )
 
     class Meta:
         indexes = [
             # The sweep's absences step: the people with an absence booked (then their
             # seats, by user), not every person's preferences.
-            models.Index(fields=["away_until"], name="notifications_away",
-                         condition=Q(away_until__isnull=False)),
+            models.Index(
+                fields=["away_until"],
+                name="notifications_away",
+                condition=Q(away_until__isnull=False),
+            ),
         ]
 
 
@@ -457,10 +492,16 @@ class OutgoingEmail(models.Model):
         FOLDED = "folded", "Told in a later email"
 
     kind = models.CharField(max_length=30)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
-                             on_delete=models.SET_NULL, related_name="emails")
-    game = models.ForeignKey(Game, null=True, blank=True, on_delete=models.SET_NULL,
-                             related_name="emails")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="emails",
+    )
+    game = models.ForeignKey(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="emails"
+    )
     to = models.EmailField()
     subject = models.CharField(max_length=300)
     text = models.TextField()
@@ -484,22 +525,33 @@ class OutgoingEmail(models.Model):
 
     class Meta:
         indexes = [
-            models.Index(fields=["next_attempt_at"], name="email_due",
-                         condition=Q(status__in=["queued", "retrying"])),
-            models.Index(fields=["next_attempt_at"], name="email_sending",
-                         condition=Q(status="sending")),
-            models.Index(fields=["next_attempt_at"], name="email_coalescing",
-                         condition=Q(status="coalescing")),
+            models.Index(
+                fields=["next_attempt_at"],
+                name="email_due",
+                condition=Q(status__in=["queued", "retrying"]),
+            ),
+            models.Index(
+                fields=["next_attempt_at"], name="email_sending", condition=Q(status="sending")
+            ),
+            models.Index(
+                fields=["next_attempt_at"],
+                name="email_coalescing",
+                condition=Q(status="coalescing"),
+            ),
             # games.housekeeping: the bodies still kept of emails whose body is not read
             # again (sent, digested, folded).
-            models.Index(fields=["created_at"], name="email_body_kept",
-                         condition=Q(status__in=["sent", "digested", "folded"])
-                         & ~Q(text="")),
+            models.Index(
+                fields=["created_at"],
+                name="email_body_kept",
+                condition=Q(status__in=["sent", "digested", "folded"]) & ~Q(text=""),
+            ),
         ]
         constraints = [
-            models.UniqueConstraint(fields=["kind", "user", "game", "phase_number"],
-                                    name="one_email_per_phase",
-                                    condition=Q(kind__in=PHASE_EMAILS)),
+            models.UniqueConstraint(
+                fields=["kind", "user", "game", "phase_number"],
+                name="one_email_per_phase",
+                condition=Q(kind__in=PHASE_EMAILS),
+            ),
         ]
 
 
@@ -539,10 +591,11 @@ class Reminder(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["seat", "phase_number", "deadline", "hours_before"],
-                                    name="one_reminder_per_deadline"),
+            models.UniqueConstraint(
+                fields=["seat", "phase_number", "deadline", "hours_before"],
+                name="one_reminder_per_deadline",
+            ),
         ]
         indexes = [
-            models.Index(fields=["due_at"], name="reminder_due",
-                         condition=Q(sent_at__isnull=True)),
+            models.Index(fields=["due_at"], name="reminder_due", condition=Q(sent_at__isnull=True)),
         ]

@@ -79,20 +79,29 @@ def _edges(text: str) -> list[Edge]:
         raise forms.ValidationError(str(error)) from None
 
 
-def cell_input(label: str, single: bool, kind: str, required: bool = True,
-               default: bool = False) -> Any:
+def cell_input(
+    label: str, single: bool, kind: str, required: bool = True, default: bool = False
+) -> Any:
     """A text field the board's clicks fill (board.js): one cell, or several; the
     `default` field of a form receives clicks before any field is focused. `kind` says
     which of the ask's targets are legal for it (games.board_svg.CELL_KINDS): board.js
     highlights those while the field is focused."""
-    attrs = {"data-board-target": "cell", "data-board-kind": kind, "autocomplete": "off",
-             "placeholder": "F7" if single else "F7 G7"}
+    attrs = {
+        "data-board-target": "cell",
+        "data-board-kind": kind,
+        "autocomplete": "off",
+        "placeholder": "F7" if single else "F7 G7",
+    }
     if single:
         attrs["data-board-single"] = "1"
     if default:
         attrs["data-board-default"] = "1"
-    return forms.CharField(label=label, required=required, max_length=CELLS_MAX_CHARS,
-                           widget=forms.TextInput(attrs=attrs))
+    return forms.CharField(
+        label=label,
+        required=required,
+        max_length=CELLS_MAX_CHARS,
+        widget=forms.TextInput(attrs=attrs),
+    )
 
 
 def _treasure_values(v: View) -> list[int]:
@@ -109,8 +118,11 @@ def add_treasure_field(form: forms.Form, v: View) -> None:
     choices = [(str(t), f"Treasure {t}") for t in _treasure_values(v)]
     if choices:
         form.fields["treasure"] = forms.MultipleChoiceField(
-            label="Treasure cards to spend", required=False, choices=choices,
-            widget=forms.CheckboxSelectMultiple)
+            label="Treasure cards to spend",
+            required=False,
+            choices=choices,
+            widget=forms.CheckboxSelectMultiple,
+        )
 
 
 def _treasure(data: dict[str, Any]) -> tuple[int, ...]:
@@ -131,8 +143,14 @@ class PlayForm(forms.Form):
     # a form from a phase gone by is refused (services.submit); not read by the form.
     for_a_phase: ClassVar[bool] = True
 
-    def __init__(self, data: Any = None, *, view: View | None = None, action: str = "",
-                 phase_number: int | None = None) -> None:
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        view: View | None = None,
+        action: str = "",
+        phase_number: int | None = None,
+    ) -> None:
         super().__init__(data, auto_id=f"{self.kind}-%s")
         self.view: View = view or {}
         self.action = action
@@ -191,23 +209,39 @@ class DecisionForm(PlayForm):
 
     kind, button = "decide", "Decide"
     cards = forms.TypedMultipleChoiceField(
-        label="Decision cards", coerce=int, widget=forms.CheckboxSelectMultiple,
-        choices=[(n, str(n)) for n in CARD_NUMBERS])
+        label="Decision cards",
+        coerce=int,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[(n, str(n)) for n in CARD_NUMBERS],
+    )
     politics = forms.ChoiceField(label="Play a politics card", required=False, choices=[])
     politics_with = forms.TypedChoiceField(
-        label="…with decision card", coerce=int, required=False, empty_value=None,
-        choices=[("", "the first chosen"), *[(n, str(n)) for n in CARD_NUMBERS]])
+        label="…with decision card",
+        coerce=int,
+        required=False,
+        empty_value=None,
+        choices=[("", "the first chosen"), *[(n, str(n)) for n in CARD_NUMBERS]],
+    )
     # The engine lists no targets for politics cards: no cell is highlighted for these.
-    first = cell_input("Alliance: your region's castle · Renegade: the knight to remove",
-                       single=True, kind="politics", required=False)
-    second = cell_input("Alliance: the other region's castle · Renegade: the cell for your "
-                        "knight", single=True, kind="politics", required=False)
+    first = cell_input(
+        "Alliance: your region's castle · Renegade: the knight to remove",
+        single=True,
+        kind="politics",
+        required=False,
+    )
+    second = cell_input(
+        "Alliance: the other region's castle · Renegade: the cell for your knight",
+        single=True,
+        kind="politics",
+        required=False,
+    )
 
     def setup(self) -> None:
         card = (self.view.get("card") or "").split()
         if len(card) == 3:
-            self.choice_field("cards").choices = [(n, f"{n}: {action_text(card[n - 1])}")
-                                            for n in CARD_NUMBERS]
+            self.choice_field("cards").choices = [
+                (n, f"{n}: {action_text(card[n - 1])}") for n in CARD_NUMBERS
+            ]
         count = self.ask.get("cards", 1)
         self.fields["cards"].help_text = f"Choose {count} card{'s' if count > 1 else ''}."
         held = self.ask.get("politics") or []
@@ -231,15 +265,15 @@ class DecisionForm(PlayForm):
             with_card = data.get("politics_with")
             if with_card is not None and with_card not in (data.get("cards") or ()):
                 raise forms.ValidationError(
-                    "the politics card goes with one of the decision cards you choose")
+                    "the politics card goes with one of the decision cards you choose"
+                )
         return data
 
     def submission(self) -> Submission:
         data = self.cleaned_data
         politics = self._politics()
         carrier = data.get("politics_with") or data["cards"][0]
-        return Decide(tuple(Choice(c, politics if c == carrier else None)
-                            for c in data["cards"]))
+        return Decide(tuple(Choice(c, politics if c == carrier else None) for c in data["cards"]))
 
     def _politics(self) -> Alliance | Renegade | None:
         kind = self.cleaned_data.get("politics")
@@ -299,11 +333,19 @@ class BidForm(PlayForm):
 class WallsForm(PlayForm):
     kind, button = "walls", "Place walls"
     walls = forms.CharField(
-        label="Walls, in the order placed", help_text="Click edges on the board, or type "
-        "them like F7/F8 G7/G8.", max_length=WALLS_MAX_CHARS,
-        widget=forms.TextInput(attrs={"data-board-target": "wall", "data-board-kind": WALL,
-                                      "data-board-default": "1", "autocomplete": "off",
-                                      "placeholder": "F7/F8 G7/G8"}))
+        label="Walls, in the order placed",
+        help_text="Click edges on the board, or type them like F7/F8 G7/G8.",
+        max_length=WALLS_MAX_CHARS,
+        widget=forms.TextInput(
+            attrs={
+                "data-board-target": "wall",
+                "data-board-kind": WALL,
+                "data-board-default": "1",
+                "autocomplete": "off",
+                "placeholder": "F7/F8 G7/G8",
+            }
+        ),
+    )
 
     def clean_walls(self) -> list[Edge]:
         return _edges(self.cleaned_data["walls"])
@@ -316,12 +358,16 @@ class SwordsForm(PlayForm):
     """Knights and at most one expansion; the engine says how many the action allows."""
 
     kind, button = "swords", "Place knights / expand"
-    knights = cell_input("New knights", single=False, kind="knight", required=False,
-                         default=True)
-    expand = cell_input("Expansion: 1 or 2 cells, in order", single=False, kind="expansion",
-                        required=False)
-    expand_from = cell_input("…of the region with the castle at (if you own several)",
-                             single=True, kind="region", required=False)
+    knights = cell_input("New knights", single=False, kind="knight", required=False, default=True)
+    expand = cell_input(
+        "Expansion: 1 or 2 cells, in order", single=False, kind="expansion", required=False
+    )
+    expand_from = cell_input(
+        "…of the region with the castle at (if you own several)",
+        single=True,
+        kind="region",
+        required=False,
+    )
     expand_first = forms.BooleanField(label="Expand before placing knights", required=False)
 
     def setup(self) -> None:
@@ -353,13 +399,15 @@ class SwordsForm(PlayForm):
 
 class PileForm(PlayForm):
     kind, button = "pile", "Look through this pile"
-    pile = forms.TypedChoiceField(label="Politics pile", coerce=int,
-                                  widget=forms.RadioSelect, choices=[(1, "1"), (2, "2")])
+    pile = forms.TypedChoiceField(
+        label="Politics pile", coerce=int, widget=forms.RadioSelect, choices=[(1, "1"), (2, "2")]
+    )
 
     def setup(self) -> None:
         sizes = self.ask.get("piles") or self.view.get("politics_piles") or [0, 0]
-        self.choice_field("pile").choices = [(n, f"Pile {n} ({_plural_cards(size)})")
-                                       for n, size in enumerate(sizes, start=1)]
+        self.choice_field("pile").choices = [
+            (n, f"Pile {n} ({_plural_cards(size)})") for n, size in enumerate(sizes, start=1)
+        ]
 
     def submission(self) -> Submission:
         return ChoosePile(self.cleaned_data["pile"])
@@ -395,9 +443,12 @@ class EndAllianceForm(PlayForm):
 
     def setup(self) -> None:
         self.choice_field("alliance").choices = [
-            (f"{format_cell(own)} {format_cell(other)}",
-             f"your region at {format_cell(own)} with {format_cell(other)}")
-            for own, other in own_alliances(self.view)]
+            (
+                f"{format_cell(own)} {format_cell(other)}",
+                f"your region at {format_cell(own)} with {format_cell(other)}",
+            )
+            for own, other in own_alliances(self.view)
+        ]
         add_treasure_field(self, self.view)
 
     def submission(self) -> Submission:
@@ -410,12 +461,21 @@ class MoveTextForm(PlayForm):
 
     kind, button = "move", "Submit"
     move = forms.CharField(
-        label="Move in notation", max_length=MAX_MOVE_CHARS,
-        widget=forms.TextInput(attrs={"autocomplete": "off", "data-board-target": "any",
-                                      "data-board-kind": "any"}))
+        label="Move in notation",
+        max_length=MAX_MOVE_CHARS,
+        widget=forms.TextInput(
+            attrs={"autocomplete": "off", "data-board-target": "any", "data-board-kind": "any"}
+        ),
+    )
 
-    def __init__(self, data: Any = None, *, view: View | None = None, action: str = "",
-                 phase_number: int | None = None) -> None:
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        view: View | None = None,
+        action: str = "",
+        phase_number: int | None = None,
+    ) -> None:
         super().__init__(data, view=view, action=action, phase_number=phase_number)
         self.auto_id = "%s-text"  # the field's id is "move-text"
 
@@ -428,9 +488,16 @@ class MoveTextForm(PlayForm):
         return self.cleaned_data["move"]
 
 
-EXAMPLES = {"place": "place C3 D3", "decide": "decide 2", "offer": "offer 3",
-            "bid": "bid 5", "walls": "walls F7/F8 G7/G8", "swords": "knight F7, expand G7 G8",
-            "pile": "pile 1", "take": "take alliance"}
+EXAMPLES = {
+    "place": "place C3 D3",
+    "decide": "decide 2",
+    "offer": "offer 3",
+    "bid": "bid 5",
+    "walls": "walls F7/F8 G7/G8",
+    "swords": "knight F7, expand G7 G8",
+    "pile": "pile 1",
+    "take": "take alliance",
+}
 
 
 def _plural_cards(count: int) -> str:
@@ -449,16 +516,30 @@ def own_alliances(v: View) -> list[tuple[Cell, Cell]]:
 
 
 FORMS: dict[str, type[PlayForm]] = {
-    form.kind: form for form in (
-        PlacementForm, DecisionForm, OfferForm, AcceptForm, BreakOffForm, BidForm,
-        WallsForm, SwordsForm, PileForm, TakeForm, PassForm, EndAllianceForm, MoveTextForm)
+    form.kind: form
+    for form in (
+        PlacementForm,
+        DecisionForm,
+        OfferForm,
+        AcceptForm,
+        BreakOffForm,
+        BidForm,
+        WallsForm,
+        SwordsForm,
+        PileForm,
+        TakeForm,
+        PassForm,
+        EndAllianceForm,
+        MoveTextForm,
+    )
 }
 
 
 def forms_for(v: View, action: str, phase_number: int | None = None) -> list[PlayForm]:
     """The structured forms for what the view asks of its viewer (none if nothing)."""
-    return [FORMS[kind](view=v, action=action, phase_number=phase_number)
-            for kind in asked_kinds(v)]
+    return [
+        FORMS[kind](view=v, action=action, phase_number=phase_number) for kind in asked_kinds(v)
+    ]
 
 
 def asked_kinds(v: View) -> list[str]:
@@ -468,17 +549,28 @@ def asked_kinds(v: View) -> list[str]:
     phase, action = ask.get("phase"), ask.get("action") or ""
     if phase == "negotiation":
         offer = ask.get("offer")
-        return ["offer", *(["accept"] if offer and offer[0] != v.get("viewer") else []),
-                "break-off"]
+        return [
+            "offer",
+            *(["accept"] if offer and offer[0] != v.get("viewer") else []),
+            "break-off",
+        ]
     if phase == "perform":
         return [{"W": "walls", "S": "swords"}.get(action[:1], "pile"), "pass"]
-    return {"placement": ["place"], "decision": ["decide"], "duel": ["bid"],
-            "crown": ["take", "pass"]}.get(phase or "", [])
+    return {
+        "placement": ["place"],
+        "decision": ["decide"],
+        "duel": ["bid"],
+        "crown": ["take", "pass"],
+    }.get(phase or "", [])
 
 
-def form_from_post(v: View, data: Any, action: str,
-                   phase_number: int | None = None) -> PlayForm | None:
+def form_from_post(
+    v: View, data: Any, action: str, phase_number: int | None = None
+) -> PlayForm | None:
     """The form named by the POST's `form` field, bound to the POST, or None."""
     form_class = FORMS.get(data.get("form", ""))
-    return None if form_class is None else form_class(data, view=v, action=action,
-                                                       phase_number=phase_number)
+    return (
+        None
+        if form_class is None
+        else form_class(data, view=v, action=action, phase_number=phase_number)
+    )

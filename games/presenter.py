@@ -66,8 +66,14 @@ class Presentation:
     """A game as one viewer may see it. Build it with `present`; everything is computed
     on first use and kept, so a page asks the database only for what it shows."""
 
-    def __init__(self, game: Game, seat: Seat | None, *, everything: bool = False,
-                 state: GameState | None = None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        seat: Seat | None,
+        *,
+        everything: bool = False,
+        state: GameState | None = None,
+    ) -> None:
         self.game, self.seat, self.everything = game, seat, everything
         self._state = state
         self._phase_lines: dict[int, list[EventLine]] = {}  # events(phase_number=...)
@@ -98,8 +104,9 @@ class Presentation:
 
     # --- the log -----------------------------------------------------------------------
 
-    def events(self, *, phase_number: int | None = None, last: int | None = None
-               ) -> list[EventLine]:
+    def events(
+        self, *, phase_number: int | None = None, last: int | None = None
+    ) -> list[EventLine]:
         """The events this viewer may read, oldest first: of one phase, or the last few.
         A phase's are kept: an email checks them for news, then tells them."""
         if phase_number is not None and last is None:
@@ -110,8 +117,7 @@ class Presentation:
         if last is not None:  # the newest, read as plain rows (no model each)
             newest = rows.order_by("-index").values_list(*EVENT_LINE_FIELDS)[:last]
             return [self._line(*row) for row in reversed(newest)]
-        return [self._line(*row) for row in rows.order_by("index").values_list(
-            *EVENT_LINE_FIELDS)]
+        return [self._line(*row) for row in rows.order_by("index").values_list(*EVENT_LINE_FIELDS)]
 
     def _phase_events(self, phase_number: int) -> list[EventLine]:
         if phase_number not in self._phase_lines:
@@ -127,8 +133,11 @@ class Presentation:
         if all(number in self._phase_rows for number in wanted):
             return {number: self._phase_rows[number] for number in wanted}
         rows: dict[int, list[EventRow]] = {}
-        for row in self.visible_events().filter(phase_number__gte=first, phase_number__lte=last) \
-                .values_list(*EVENT_LINE_FIELDS):
+        for row in (
+            self.visible_events()
+            .filter(phase_number__gte=first, phase_number__lte=last)
+            .values_list(*EVENT_LINE_FIELDS)
+        ):
             rows.setdefault(row[PHASE_FIELD], []).append(row)
         return rows
 
@@ -137,25 +146,42 @@ class Presentation:
         (`line` words each)."""
         # By the game's id: a query holding the game itself would copy it (and its
         # state) each time the query is cloned.
-        return Event.objects.filter(game_id=self.game.pk) \
-            .visible_to(self.colour, everything=self.everything).order_by("index")
+        return (
+            Event.objects.filter(game_id=self.game.pk)
+            .visible_to(self.colour, everything=self.everything)
+            .order_by("index")
+        )
 
     def line(self, event: Event) -> EventLine:
-        return self._line(event.index, event.turn, event.phase_number, event.kind,
-                          event.data, event.to_colour)
+        return self._line(
+            event.index, event.turn, event.phase_number, event.kind, event.data, event.to_colour
+        )
 
     def row_line(self, row: tuple[Any, ...]) -> EventLine:
         """An event read as a plain row: `visible_events().values_list(*EVENT_LINE_FIELDS)`."""
         return self._line(*row)
 
-    def _line(self, index: int, turn: int, phase_number: int, kind: str,
-              data: dict[str, Any], to_colour: str) -> EventLine:
+    def _line(
+        self,
+        index: int,
+        turn: int,
+        phase_number: int,
+        kind: str,
+        data: dict[str, Any],
+        to_colour: str,
+    ) -> EventLine:
         words = {**data, "kind": kind, "to": to_colour}
         # "You" only to the reader a private event is for; the archive names them.
         reader = None if self.everything else self.colour
-        return EventLine(index=index, turn=turn, phase_number=phase_number, kind=kind,
-                         data=data, text=describe(words, self.names, reader),
-                         to_colour=to_colour)
+        return EventLine(
+            index=index,
+            turn=turn,
+            phase_number=phase_number,
+            kind=kind,
+            data=data,
+            text=describe(words, self.names, reader),
+            to_colour=to_colour,
+        )
 
     # --- what is pending -----------------------------------------------------------------
 
@@ -164,12 +190,20 @@ class Presentation:
         """The submissions stored for this phase, in one query: each one's colour, and
         its text for the viewer's own only (None for the others': it never leaves the
         database)."""
-        own = Value(None, output_field=CharField()) if self.seat is None else \
-            Case(When(seat_id=self.seat.pk, then="text"), default=None,
-                 output_field=CharField())
-        return list(PendingSubmission.objects
-                    .filter(game_id=self.game.pk, phase_number=self.game.phase_number)
-                    .annotate(own_text=own).values_list("seat__colour", "own_text"))
+        own = (
+            Value(None, output_field=CharField())
+            if self.seat is None
+            else Case(
+                When(seat_id=self.seat.pk, then="text"), default=None, output_field=CharField()
+            )
+        )
+        return list(
+            PendingSubmission.objects.filter(
+                game_id=self.game.pk, phase_number=self.game.phase_number
+            )
+            .annotate(own_text=own)
+            .values_list("seat__colour", "own_text")
+        )
 
     def my_pending(self) -> str | None:
         """The viewer's own submission stored for this phase, as text."""
@@ -183,8 +217,11 @@ class Presentation:
         game = self.game
         if "pending" in getattr(game, "_prefetched_objects_cache", {}):
             colours = {s.pk: s.colour for s in game.seats.all()}
-            return {colours[p.seat_id] for p in game.pending.all()
-                    if p.phase_number == game.phase_number and p.seat_id in colours}
+            return {
+                colours[p.seat_id]
+                for p in game.pending.all()
+                if p.phase_number == game.phase_number and p.seat_id in colours
+            }
         return {colour for colour, _ in self._stored}
 
     def has_submitted(self) -> set[str]:
@@ -214,11 +251,11 @@ class Presentation:
         lines = []
         for colour, choices in v.get("decisions", {}).items():
             cards = [c["card"] for c in choices]
-            politics = [(c.get("politics") or {}).get("type", "").lower() or None
-                        for c in choices]
+            politics = [(c.get("politics") or {}).get("type", "").lower() or None for c in choices]
             actions = ", ".join(action_text(card[n - 1]) for n in cards if n <= len(card))
-            lines.append(DecisionLine(colour, self.name(colour), choices_text(cards, politics),
-                                      actions))
+            lines.append(
+                DecisionLine(colour, self.name(colour), choices_text(cards, politics), actions)
+            )
         return lines
 
 
@@ -231,9 +268,13 @@ def read_together(shown: Sequence[Presentation], first: int, last: int) -> None:
     game_id = shown[0].game.pk
     assert all(p.game.pk == game_id and not p.everything for p in shown), "one game, players"
     marks = {mark for p in shown for mark in readable_marks(p.colour)}
-    rows = list(Event.objects.filter(game_id=game_id, phase_number__gte=first,
-                                     phase_number__lte=last, to_colour__in=marks)
-                .order_by("index").values_list(*EVENT_LINE_FIELDS))
+    rows = list(
+        Event.objects.filter(
+            game_id=game_id, phase_number__gte=first, phase_number__lte=last, to_colour__in=marks
+        )
+        .order_by("index")
+        .values_list(*EVENT_LINE_FIELDS)
+    )
     for presentation in shown:
         readable = readable_marks(presentation.colour)
         by_phase: dict[int, list[EventRow]] = {n: [] for n in range(first, last + 1)}
@@ -243,11 +284,15 @@ def read_together(shown: Sequence[Presentation], first: int, last: int) -> None:
         presentation._phase_rows.update(by_phase)
 
 
-def present(game: Game, seat: Seat | None = None, *, everything: bool = False,
-            state: GameState | None = None) -> Presentation:
+def present(
+    game: Game,
+    seat: Seat | None = None,
+    *,
+    everything: bool = False,
+    state: GameState | None = None,
+) -> Presentation:
     """The game as `seat` sees it (None: a spectator). `everything` is for a finished
     game's archive only; `state` a snapshot to show instead of the current state."""
     if everything and not game.is_finished:
         raise ValueError("secrets are revealed only once the game is over")
     return Presentation(game, seat, everything=everything, state=state)
-

@@ -50,8 +50,11 @@ def grace() -> timedelta:
 
 def overdue(now: datetime) -> list[int]:
     """The games owed a task for longer than the grace, longest first."""
-    return list(Game.objects.filter(work_due_since__lte=now - grace())
-                .order_by("work_due_since").values_list("pk", flat=True)[:BATCH])
+    return list(
+        Game.objects.filter(work_due_since__lte=now - grace())
+        .order_by("work_due_since")
+        .values_list("pk", flat=True)[:BATCH]
+    )
 
 
 def recover(now: datetime) -> None:
@@ -60,8 +63,11 @@ def recover(now: datetime) -> None:
 
 def _recover(game_id: int, now: datetime) -> None:
     with transaction.atomic():
-        game = (Game.objects.select_for_update(skip_locked=True)
-                .filter(pk=game_id, work_due_since__lte=now - grace()).first())
+        game = (
+            Game.objects.select_for_update(skip_locked=True)
+            .filter(pk=game_id, work_due_since__lte=now - grace())
+            .first()
+        )
         if game is None:
             return  # being worked on, or another pass took it
         work = services.owed(game)
@@ -69,6 +75,9 @@ def _recover(game_id: int, now: datetime) -> None:
         game.work_due_since = now if work else None
         game.save(update_fields=["work_due_since"])
         if work:
-            logger.warning("recovery: game %s is owed %s; queuing what is not waiting in a queue",
-                           game_id, work)
+            logger.warning(
+                "recovery: game %s is owed %s; queuing what is not waiting in a queue",
+                game_id,
+                work,
+            )
             services.announce(work)

@@ -68,9 +68,11 @@ class MovesBroke(Exception):
     engine's exception is the `__cause__`."""
 
 
-PAUSED_FOR_REPAIR = ("this game is paused for repair: applying its moves failed, and the "
-                     "site's operators have been told; moves are taken again once it is "
-                     "repaired")
+PAUSED_FOR_REPAIR = (
+    "this game is paused for repair: applying its moves failed, and the "
+    "site's operators have been told; moves are taken again once it is "
+    "repaired"
+)
 
 
 class PhaseGone(GameError):
@@ -96,18 +98,34 @@ class Outcome:
 # --- lobby ---------------------------------------------------------------------------
 
 
-def create_game(creator: User, *, name: str, player_count: int, setup: str, decisions: str,
-                money: str, deadline_hours: int, invite_only: bool, colour: str,
-                computer_colours: list[str]) -> Game:
+def create_game(
+    creator: User,
+    *,
+    name: str,
+    player_count: int,
+    setup: str,
+    decisions: str,
+    money: str,
+    deadline_hours: int,
+    invite_only: bool,
+    colour: str,
+    computer_colours: list[str],
+) -> Game:
     _check_options(player_count, setup, decisions, money, deadline_hours)
     _check_colours([colour, *computer_colours])
     if colour in computer_colours or len(computer_colours) >= player_count:
         raise GameError("leave at least your own seat to a person")
     with transaction.atomic():
         game = Game.objects.create(
-            name=name, creator=creator, player_count=player_count, setup=setup,
-            decisions=decisions, money=money, deadline_hours=deadline_hours,
-            invite_only=invite_only)
+            name=name,
+            creator=creator,
+            player_count=player_count,
+            setup=setup,
+            decisions=decisions,
+            money=money,
+            deadline_hours=deadline_hours,
+            invite_only=invite_only,
+        )
         Seat.objects.create(game=game, colour=colour, position=0, user=creator)
         for i, computer in enumerate(computer_colours, start=1):
             Seat.objects.create(game=game, colour=computer, position=i, is_computer=True)
@@ -115,8 +133,9 @@ def create_game(creator: User, *, name: str, player_count: int, setup: str, deci
     return game
 
 
-def _check_options(player_count: int, setup: str, decisions: str, money: str,
-                   deadline_hours: int) -> None:
+def _check_options(
+    player_count: int, setup: str, decisions: str, money: str, deadline_hours: int
+) -> None:
     """The engine's own settings check, so that a bad game is refused before it exists."""
     colours = tuple(COLOURS[:player_count]) if 2 <= player_count <= 4 else COLOURS * 2
     try:
@@ -148,8 +167,9 @@ def join_game(game_id: int, user: User, colour: str) -> Game:
             raise GameError("you already have a seat in this game")
         if any(s.colour == colour for s in seats):
             raise GameError(f"{colour} is taken; choose another colour")
-        Seat.objects.create(game=game, colour=colour, user=user,
-                            position=max(s.position for s in seats) + 1)
+        Seat.objects.create(
+            game=game, colour=colour, user=user, position=max(s.position for s in seats) + 1
+        )
         _start_if_full(game)
     return game
 
@@ -173,8 +193,10 @@ def cancel_game(game_id: int, user: User) -> Game:
         if game.creator_id != user.pk:
             raise GameError("only the game's creator can cancel it")
         if game.status != Game.Status.OPEN:
-            raise GameError("only a game that has not started can be cancelled; "
-                            "a player of a running game can concede instead")
+            raise GameError(
+                "only a game that has not started can be cancelled; "
+                "a player of a running game can concede instead"
+            )
         game.status = Game.Status.CANCELLED
         game.save(update_fields=["status"])
     return game
@@ -217,17 +239,21 @@ def note_event(game: Game, kind: str, **data: Any) -> EventRow:
     transaction (games.deadlines submits a default move, then notes it)."""
     Game.objects.filter(pk=game.pk).update(events_stored=F("events_stored") + 1)
     game.events_stored = Game.objects.values_list("events_stored", flat=True).get(pk=game.pk)
-    return EventRow.objects.create(game=game, index=game.events_stored - 1,
-                                   phase_number=game.phase_number, turn=game.turn, kind=kind,
-                                   data={"kind": kind, **data})
+    return EventRow.objects.create(
+        game=game,
+        index=game.events_stored - 1,
+        phase_number=game.phase_number,
+        turn=game.turn,
+        kind=kind,
+        data={"kind": kind, **data},
+    )
 
 
 def _hand_to_computer(game: Game, seat: Seat) -> None:
     """The computer makes the seat's move of this phase too, unless one is stored."""
     state = game.engine_state
     if seat.colour in state.waiting and seat.colour not in _submitted(game):
-        transaction.on_commit(
-            partial(_dispatch_computer, game.pk, game.phase_number, seat.pk))
+        transaction.on_commit(partial(_dispatch_computer, game.pk, game.phase_number, seat.pk))
     keep_due(game)
 
 
@@ -242,8 +268,9 @@ def seat_of(game: Game, user: User) -> Seat:
     return seat
 
 
-def submit(game_id: int, seat_id: int, move: Submission,
-           phase_number: int | None = None) -> Outcome:
+def submit(
+    game_id: int, seat_id: int, move: Submission, phase_number: int | None = None
+) -> Outcome:
     """A person's own move (parsed where it came in: a form, the notation field, an
     email). Checked by the engine and stored; nothing changes if it is refused
     (IllegalMove or GameError carry the sentence to show). `phase_number`: the phase the
@@ -256,8 +283,9 @@ def submit(game_id: int, seat_id: int, move: Submission,
     return outcome
 
 
-def submit_move(game_id: int, seat_id: int, move: Submission,
-                phase_number: int | None = None) -> Outcome:
+def submit_move(
+    game_id: int, seat_id: int, move: Submission, phase_number: int | None = None
+) -> Outcome:
     """Check a submission once, against the state it is made in, and store it."""
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
@@ -275,13 +303,20 @@ def submit_move(game_id: int, seat_id: int, move: Submission,
         state = game.engine_state
         if isinstance(move, EndAlliance):  # RULES 7.1: at any time, applied at once
             new, log = engine.submit(state, seat.colour, move)
-            _store(game, new, [*log, *_recheck_pending(game, new)],
-                   records=[(seat.colour, move)], new_phase=False)
+            _store(
+                game,
+                new,
+                [*log, *_recheck_pending(game, new)],
+                records=[(seat.colour, move)],
+                new_phase=False,
+            )
             return Outcome(move, ready=True)
         engine.check(state, seat.colour, move)  # raises IllegalMove
         PendingSubmission.objects.update_or_create(
-            seat=seat, phase_number=game.phase_number,
-            defaults={"game": game, "move": move_to_json(move), "text": format_move(move)})
+            seat=seat,
+            phase_number=game.phase_number,
+            defaults={"game": game, "move": move_to_json(move), "text": format_move(move)},
+        )
         ready = keep_due(game).resolve
         if ready:
             number = game.phase_number
@@ -293,11 +328,24 @@ def phase_problem(game: Game, phase_number: int) -> PhaseGone | None:
     """A `PhaseGone` if the game is no longer in the phase a form was made for."""
     if phase_number == game.phase_number:
         return None
-    then = (game.snapshots.filter(phase_number=phase_number)
-            .values_list("turn", "state__phase").first()) if phase_number else None
+    then = (
+        (
+            game.snapshots.filter(phase_number=phase_number)
+            .values_list("turn", "state__phase")
+            .first()
+        )
+        if phase_number
+        else None
+    )
     current = phase_label((game.state or {}).get("phase"), game.turn)
-    return PhaseGone(phase_moved_on(phase_number or None, phase_label(then[1], then[0])
-                                    if then else None, game.phase_number, current))
+    return PhaseGone(
+        phase_moved_on(
+            phase_number or None,
+            phase_label(then[1], then[0]) if then else None,
+            game.phase_number,
+            current,
+        )
+    )
 
 
 def _recheck_pending(game: Game, state: engine.GameState) -> SiteLog:
@@ -316,8 +364,9 @@ def _recheck_pending(game: Game, state: engine.GameState) -> SiteLog:
 
 def _submitted(game: Game) -> set[str]:
     """The colours with a submission stored for the current phase."""
-    return set(game.pending.filter(phase_number=game.phase_number)
-               .values_list("seat__colour", flat=True))
+    return set(
+        game.pending.filter(phase_number=game.phase_number).values_list("seat__colour", flat=True)
+    )
 
 
 def with_submitted(seats: QuerySet[Seat]) -> QuerySet[Seat]:
@@ -325,8 +374,9 @@ def with_submitted(seats: QuerySet[Seat]) -> QuerySet[Seat]:
     phase (`has_submitted`): the `submitted` of `owed`, in a query that reads the seats
     anyway. Read under the game's row lock, in a statement after the one that took it:
     its snapshot then holds every submission, as each takes that lock to be stored."""
-    moves = PendingSubmission.objects.filter(seat=OuterRef("pk"),
-                                             phase_number=OuterRef("game__phase_number"))
+    moves = PendingSubmission.objects.filter(
+        seat=OuterRef("pk"), phase_number=OuterRef("game__phase_number")
+    )
     return seats.annotate(has_submitted=Exists(moves))
 
 
@@ -370,27 +420,42 @@ def owed(game: Game, submitted: Collection[str] | None = None) -> Owed:
         return Owed(game.pk, game.phase_number, notify=notify)
     state = game.engine_state
     submitted = _submitted(game) if submitted is None else set(submitted)
-    computers = tuple(s.pk for s in game.seats.all()
-                      if s.computer_plays and s.colour in state.waiting
-                      and s.colour not in submitted)
-    return Owed(game.pk, game.phase_number, notify=notify,
-                resolve=_is_ready(game, state, submitted), computers=computers)
+    computers = tuple(
+        s.pk
+        for s in game.seats.all()
+        if s.computer_plays and s.colour in state.waiting and s.colour not in submitted
+    )
+    return Owed(
+        game.pk,
+        game.phase_number,
+        notify=notify,
+        resolve=_is_ready(game, state, submitted),
+        computers=computers,
+    )
 
 
-def keep_due(game: Game, progressed: bool = True, saving: Sequence[str] = (),
-             submitted: Collection[str] | None = None) -> Owed:
+def keep_due(
+    game: Game,
+    progressed: bool = True,
+    saving: Sequence[str] = (),
+    submitted: Collection[str] | None = None,
+) -> Owed:
     """Record in the game's row since when a task is owed to it (None: nothing is), under
     its row lock. `progressed`: the game just changed, so the recovery pass gives the
     tasks this change queued a grace period from now before it queues them again.
     `saving`: other fields of the game's row changed by the caller, saved in the same
     UPDATE. `submitted`: as `owed`'s."""
     work = owed(game, submitted)
-    since = (timezone.now() if progressed or game.work_due_since is None
-             else game.work_due_since) if work else None
+    since = (
+        (timezone.now() if progressed or game.work_due_since is None else game.work_due_since)
+        if work
+        else None
+    )
     if since != game.work_due_since or saving:
         game.work_due_since = since
         Game.objects.filter(pk=game.pk).update(
-            work_due_since=since, **{name: getattr(game, name) for name in saving})
+            work_due_since=since, **{name: getattr(game, name) for name in saving}
+        )
     return work
 
 
@@ -427,8 +492,11 @@ def resolve(game_id: int, phase_number: int) -> bool:
 def _resolve(game_id: int, phase_number: int) -> bool:
     with transaction.atomic():
         game, rows = _locked_for_resolving(game_id)
-        if game.phase_number != phase_number or game.status != Game.Status.RUNNING \
-                or game.needs_repair:
+        if (
+            game.phase_number != phase_number
+            or game.status != Game.Status.RUNNING
+            or game.needs_repair
+        ):
             return False
         state = game.engine_state
         pending = _pending(game)
@@ -452,8 +520,9 @@ def _pending(game: Game) -> list[PendingSubmission]:
     """The current phase's stored submissions, in the order they came, each with its
     seat from those read with the game's row lock (no join)."""
     seats = {seat.pk: seat for seat in game.seats.all()}
-    pending = list(game.pending.filter(phase_number=game.phase_number)
-                   .order_by("submitted_at", "id"))
+    pending = list(
+        game.pending.filter(phase_number=game.phase_number).order_by("submitted_at", "id")
+    )
     for item in pending:
         item.seat = seats[item.seat_id]
     return pending
@@ -473,12 +542,18 @@ SiteLog = list[Event | Refused]
 
 
 def _refused(item: PendingSubmission, exc: IllegalMove, turn: int) -> Refused:
-    return {"kind": "refused", "to": item.seat.colour, "move": item.text, "reason": str(exc),
-            "turn": turn}
+    return {
+        "kind": "refused",
+        "to": item.seat.colour,
+        "move": item.text,
+        "reason": str(exc),
+        "turn": turn,
+    }
 
 
-def _applied(state: engine.GameState, pending: list[PendingSubmission]
-             ) -> tuple[engine.GameState, SiteLog, list[tuple[str, Submission]]]:
+def _applied(
+    state: engine.GameState, pending: list[PendingSubmission]
+) -> tuple[engine.GameState, SiteLog, list[tuple[str, Submission]]]:
     """`_apply_pending`, whose failure is `MovesBroke`. Only this is counted as a broken
     move: it reads no database and no broker (the rows are read before it), so what it
     raises comes from decoding and applying the moves, never from a connection that a
@@ -491,8 +566,9 @@ def _applied(state: engine.GameState, pending: list[PendingSubmission]
         raise MovesBroke(f"{type(exc).__name__}: {exc}") from exc
 
 
-def _apply_pending(state: engine.GameState, pending: list[PendingSubmission]
-                   ) -> tuple[engine.GameState, SiteLog, list[tuple[str, Submission]]]:
+def _apply_pending(
+    state: engine.GameState, pending: list[PendingSubmission]
+) -> tuple[engine.GameState, SiteLog, list[tuple[str, Submission]]]:
     """Sealed phases in seat order; others in the order submitted. Every submission was
     checked against this state when it was stored (`submit_move`, `_recheck_pending`), so
     it is applied as a trusted step; in a sealed phase one player's choice does not change
@@ -534,8 +610,12 @@ def note_broken(game_id: int, phase_number: int, broke: MovesBroke) -> None:
     (an error in the log, and `repair_needed`: an email)."""
     with transaction.atomic():
         game = Game.objects.select_for_update().filter(pk=game_id).first()
-        if game is None or game.phase_number != phase_number \
-                or game.status != Game.Status.RUNNING or game.needs_repair:
+        if (
+            game is None
+            or game.phase_number != phase_number
+            or game.status != Game.Status.RUNNING
+            or game.needs_repair
+        ):
             return  # it moved on meanwhile, or is marked already
         game.resolve_failures += 1
         game.resolve_error = error_text(broke)
@@ -552,14 +632,26 @@ def _log_broken(game: Game, broke: MovesBroke, marked: bool) -> None:
     cause = broke.__cause__ or broke
     exc_info = (type(cause), cause, cause.__traceback__)
     if marked:
-        logger.error("game %s (%s) needs repair: the moves of phase %s failed to apply %s "
-                     "times; it is paused until an operator retries it (manage.py "
-                     "repair_games)", game.pk, game.name, game.phase_number,
-                     game.resolve_failures, exc_info=exc_info)
+        logger.error(
+            "game %s (%s) needs repair: the moves of phase %s failed to apply %s "
+            "times; it is paused until an operator retries it (manage.py "
+            "repair_games)",
+            game.pk,
+            game.name,
+            game.phase_number,
+            game.resolve_failures,
+            exc_info=exc_info,
+        )
     else:
-        logger.warning("game %s: the moves of phase %s failed to apply (attempt %s of %s); "
-                       "the recovery pass tries again", game.pk, game.phase_number,
-                       game.resolve_failures, settings.RESOLVE_MAX_ATTEMPTS, exc_info=exc_info)
+        logger.warning(
+            "game %s: the moves of phase %s failed to apply (attempt %s of %s); "
+            "the recovery pass tries again",
+            game.pk,
+            game.phase_number,
+            game.resolve_failures,
+            settings.RESOLVE_MAX_ATTEMPTS,
+            exc_info=exc_info,
+        )
 
 
 def error_text(broke: MovesBroke) -> str:
@@ -612,18 +704,35 @@ class Rows:
         self.new.clear()
 
 
-def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
-           records: list[tuple[str, Submission]], new_phase: bool = True,
-           announce: bool = True, rows: Rows | None = None, stored: bool = True,
-           later: bool = False) -> None:
+def _store(
+    game: Game,
+    state: engine.GameState,
+    log: Sequence[Event | Refused],
+    records: list[tuple[str, Submission]],
+    new_phase: bool = True,
+    announce: bool = True,
+    rows: Rows | None = None,
+    stored: bool = True,
+    later: bool = False,
+) -> None:
     """Save the new state with its record, events and snapshot; schedule what follows
     (`announce` False: the caller does, once, for the last of several phases). `rows`:
     counted already; `stored` False: the phase has no pending rows to delete; `later`:
     the caller saves the game and inserts the rows (`_save`), once for a stretch."""
     rows = rows or Rows.of(game)
-    rows.add([RecordEntry(game=game, index=rows.records + i, colour=c, move=move_to_json(m),
-                          text=format_move(m), phase_number=game.phase_number)
-              for i, (c, m) in enumerate(records)])
+    rows.add(
+        [
+            RecordEntry(
+                game=game,
+                index=rows.records + i,
+                colour=c,
+                move=move_to_json(m),
+                text=format_move(m),
+                phase_number=game.phase_number,
+            )
+            for i, (c, m) in enumerate(records)
+        ]
+    )
     rows.records += len(records)
     if new_phase and stored:
         game.pending.filter(phase_number=game.phase_number).delete()
@@ -632,17 +741,29 @@ def _store(game: Game, state: engine.GameState, log: Sequence[Event | Refused],
         game.deadline = timezone.now() + timedelta(hours=game.deadline_hours)
     game.set_state(state)
     if state.is_over:
-        game.status, game.finished_at, game.winners = Game.Status.FINISHED, timezone.now(), \
-            state.winners
+        game.status, game.finished_at, game.winners = (
+            Game.Status.FINISHED,
+            timezone.now(),
+            state.winners,
+        )
         game.deadline = None
     if new_phase:  # its emails are owed now, at least (games.recovery)
         game.work_due_since = timezone.now()
         game.resolve_failures, game.resolve_error = 0, ""  # what failed before, mended
     _add_events(game, log, rows)
     if new_phase:
-        rows.add([Snapshot(game=game, phase_number=game.phase_number, turn=state.turn,
-                           phase_kind=state.phase.kind, state=game.state,
-                           power={c: p.power for c, p in state.pos.players.items()})])
+        rows.add(
+            [
+                Snapshot(
+                    game=game,
+                    phase_number=game.phase_number,
+                    turn=state.turn,
+                    phase_kind=state.phase.kind,
+                    state=game.state,
+                    power={c: p.power for c, p in state.pos.players.items()},
+                )
+            ]
+        )
     if later:
         return
     if new_phase and announce:  # (before the rows: the snapshot is what the bench times)
@@ -678,11 +799,20 @@ def _announce_phase(game: Game, state: engine.GameState, computers: bool = True)
 
 
 def _add_events(game: Game, log: Sequence[Event | Refused], rows: Rows) -> None:
-    rows.add([EventRow(game=game, index=rows.events + i, phase_number=game.phase_number,
-                       turn=e.get("turn", game.turn), kind=e["kind"],
-                       data={k: v for k, v in e.items() if k != "to"},
-                       to_colour=str(e.get("to") or ""))
-              for i, e in enumerate(log)])
+    rows.add(
+        [
+            EventRow(
+                game=game,
+                index=rows.events + i,
+                phase_number=game.phase_number,
+                turn=e.get("turn", game.turn),
+                kind=e["kind"],
+                data={k: v for k, v in e.items() if k != "to"},
+                to_colour=str(e.get("to") or ""),
+            )
+            for i, e in enumerate(log)
+        ]
+    )
     rows.events += len(log)
 
 
@@ -698,8 +828,9 @@ def _schedule_computers(game: Game, state: engine.GameState) -> None:
         transaction.on_commit(partial(_dispatch_computer, game.pk, game.phase_number, seat.pk))
 
 
-def _computers_awaited(game: Game, state: engine.GameState,
-                       submitted: Collection[str] = ()) -> list[Seat]:
+def _computers_awaited(
+    game: Game, state: engine.GameState, submitted: Collection[str] = ()
+) -> list[Seat]:
     """The seats a computer plays that the phase awaits and that have not moved, in the
     engine's order of the awaited."""
     seats = {s.colour: s for s in game.seats.all() if s.computer_plays}
@@ -707,8 +838,7 @@ def _computers_awaited(game: Game, state: engine.GameState,
 
 
 def _dispatch_computer(game_id: int, phase_number: int, seat_id: int) -> None:
-    computer_awaited.send(sender=Game, game_id=game_id, phase_number=phase_number,
-                          seat_id=seat_id)
+    computer_awaited.send(sender=Game, game_id=game_id, phase_number=phase_number, seat_id=seat_id)
 
 
 # An all-computer stretch of a game is played on in one task up to this many phases; then
@@ -716,8 +846,7 @@ def _dispatch_computer(game_id: int, phase_number: int, seat_id: int) -> None:
 COMPUTER_PHASES_PER_TASK = 25
 
 
-def play_computers(game_id: int, phase_number: int,
-                   phases: int = COMPUTER_PHASES_PER_TASK) -> int:
+def play_computers(game_id: int, phase_number: int, phases: int = COMPUTER_PHASES_PER_TASK) -> int:
     """Every computer the phase awaits moves, in one transaction under the game's row
     lock (issue 11: one task per phase, not one per seat and another to resolve). When
     their moves complete the phase, it is resolved in the same transaction, and so is
@@ -734,12 +863,18 @@ def play_computers(game_id: int, phase_number: int,
 def _play_computers(game_id: int, phase_number: int, phases: int) -> int:
     with transaction.atomic():
         game, rows = _locked_for_resolving(game_id)
-        if game.phase_number != phase_number or game.status != Game.Status.RUNNING \
-                or game.needs_repair:
+        if (
+            game.phase_number != phase_number
+            or game.status != Game.Status.RUNNING
+            or game.needs_repair
+        ):
             return 0  # a redelivered or recovered task: the game moved on
         resolved = 0
-        while game.status == Game.Status.RUNNING and resolved < phases \
-                and _computers_play(game, rows, fresh=resolved > 0):
+        while (
+            game.status == Game.Status.RUNNING
+            and resolved < phases
+            and _computers_play(game, rows, fresh=resolved > 0)
+        ):
             resolved += 1
         if resolved:  # the computers of the phase it stopped in have moved, unless cut short
             _announce_phase(game, game.engine_state, computers=resolved == phases)
@@ -765,28 +900,36 @@ def _computers_play(game: Game, rows: Rows, fresh: bool) -> bool:
         fresh = False
     else:
         return False
-    computers = [PendingSubmission(game=game, seat=seat, phase_number=game.phase_number,
-                                   move=move_to_json(move), text=format_move(move))
-                 for seat, move in moves]
+    computers = [
+        PendingSubmission(
+            game=game,
+            seat=seat,
+            phase_number=game.phase_number,
+            move=move_to_json(move),
+            text=format_move(move),
+        )
+        for seat, move in moves
+    ]
     if not _is_ready(game, state, {p.seat.colour for p in [*pending, *computers]}):
         PendingSubmission.objects.bulk_create(computers)
         return False
     state, log, records = _applied(state, [*pending, *computers])
     if not records:
         return False
-    _store(game, state, log, records, announce=False, rows=rows, stored=bool(pending),
-           later=True)
+    _store(game, state, log, records, announce=False, rows=rows, stored=bool(pending), later=True)
     return True
 
 
-def _computer_moves(game: Game, state: engine.GameState, submitted: set[str]
-                    ) -> list[tuple[Seat, Submission]]:
+def _computer_moves(
+    game: Game, state: engine.GameState, submitted: set[str]
+) -> list[tuple[Seat, Submission]]:
     """Each awaited computer's choice, checked like a person's; in a phase that is not
     sealed the first one ends it, so only the first computer chooses."""
     moves: list[tuple[Seat, Submission]] = []
     for seat in _computers_awaited(game, state, submitted):
         move = RandomPlayer(f"{game.seed}/{game.phase_number}/{seat.colour}").choose(
-            state, seat.colour)
+            state, seat.colour
+        )
         if not isinstance(move, EndAlliance):
             engine.check(state, seat.colour, move)  # the computer is held to the rules too
         moves.append((seat, move))
@@ -798,8 +941,14 @@ def _computer_moves(game: Game, state: engine.GameState, submitted: set[str]
 def _end_alliance(game: Game, seat: Seat, move: EndAlliance, rows: Rows) -> None:
     """A computer ends an alliance: applied at once, as a person's is (submit_move)."""
     new, log = engine.submit(game.engine_state, seat.colour, move)
-    _store(game, new, [*log, *_recheck_pending(game, new)], records=[(seat.colour, move)],
-           new_phase=False, rows=rows)
+    _store(
+        game,
+        new,
+        [*log, *_recheck_pending(game, new)],
+        records=[(seat.colour, move)],
+        new_phase=False,
+        rows=rows,
+    )
 
 
 def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:

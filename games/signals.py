@@ -33,13 +33,15 @@ signup_started = Signal()  # user, confirm_url
 @receiver(post_save, sender=settings.AUTH_USER_MODEL)
 def create_profile(sender: type[User], instance: User, created: bool, **kwargs: Any) -> None:
     if created:
-        Profile.objects.get_or_create(user=instance,
-                                      defaults={"display_name": instance.get_username()[:40]})
+        Profile.objects.get_or_create(
+            user=instance, defaults={"display_name": instance.get_username()[:40]}
+        )
 
 
 @receiver(user_logged_in)
-def end_magic_scope(sender: type[User], request: HttpRequest | None, user: User,
-                    **kwargs: Any) -> None:
+def end_magic_scope(
+    sender: type[User], request: HttpRequest | None, user: User, **kwargs: Any
+) -> None:
     # games.mail.views scopes the session again right after its own login.
     if request is not None and hasattr(request, "session"):
         unscope_session(request.session)

@@ -50,7 +50,8 @@ def longest_countdown() -> float:
     (TASK_TIME_LIMIT_SECONDS) and the margin. A longer wait is the database's: a due
     time in a row, which the sweep (every RECOVERY_INTERVAL_SECONDS) acts on."""
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get(
-        "visibility_timeout", REDIS_VISIBILITY_TIMEOUT)
+        "visibility_timeout", REDIS_VISIBILITY_TIMEOUT
+    )
     return max(0.0, visibility - settings.TASK_TIME_LIMIT_SECONDS - COUNTDOWN_MARGIN_SECONDS)
 
 
@@ -148,14 +149,15 @@ def queue(task: Task, *args: int, countdown: float | None = None) -> None:
     mark: Mark | None = None
     try:
         if countdown is not None and countdown > longest_countdown():
-            raise ValueError(f"a countdown of {countdown:.0f} s outlasts the broker's "
-                             f"visibility timeout: the sweep's work (longest_countdown)")
+            raise ValueError(
+                f"a countdown of {countdown:.0f} s outlasts the broker's "
+                f"visibility timeout: the sweep's work (longest_countdown)"
+            )
         client = broker_redis(task) if countdown is None else None
         if client is not None:
             mark = _mark_waiting(client, task, args)
             if mark is None:
-                logger.info("%s%r is still waiting in its queue: not queued again",
-                            task.name, args)
+                logger.info("%s%r is still waiting in its queue: not queued again", task.name, args)
                 return
         try:
             _apply(task, args, countdown, mark)
@@ -170,8 +172,7 @@ def queue(task: Task, *args: int, countdown: float | None = None) -> None:
             mark.drop()
 
 
-def _apply(task: Task, args: tuple[int, ...], countdown: float | None,
-           mark: Mark | None) -> None:
+def _apply(task: Task, args: tuple[int, ...], countdown: float | None, mark: Mark | None) -> None:
     options: dict[str, Any] = {}
     if countdown is not None:
         options["countdown"] = countdown
@@ -256,8 +257,16 @@ def _mark_waiting(client: redis.Redis, task: Task, args: tuple[int, ...]) -> Mar
     """The new message's mark; None if the same task is still waiting in its queue."""
     name, task_id = queue_of(task), uuid()
     key = waiting_key(name, task, args)
-    number = client.eval(_MARK, 3, key, name, f"{MARK_PREFIX}:{name}", task_id,
-                         settings.RECOVERY_QUEUED_SECONDS, NUMBER_HEADER)
+    number = client.eval(
+        _MARK,
+        3,
+        key,
+        name,
+        f"{MARK_PREFIX}:{name}",
+        task_id,
+        settings.RECOVERY_QUEUED_SECONDS,
+        NUMBER_HEADER,
+    )
     return None if number is None else Mark(client, key, task_id, int(number))
 
 

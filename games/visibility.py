@@ -41,8 +41,11 @@ def visible_games(request: HttpRequest, games: QuerySet[Game]) -> QuerySet[Game]
     if user.is_authenticated:
         allowed |= Q(pk__in=Seat.objects.filter(user=user).values("game_id"))
         if user.email:
-            allowed |= Q(pk__in=OutgoingEmail.objects.filter(
-                kind="invitation", to__iexact=user.email, game__isnull=False).values("game_id"))
+            allowed |= Q(
+                pk__in=OutgoingEmail.objects.filter(
+                    kind="invitation", to__iexact=user.email, game__isnull=False
+                ).values("game_id")
+            )
     return games.filter(allowed)
 
 

@@ -52,7 +52,7 @@ def name_of(colour: str | None, names: Names) -> str:
 
 
 def names_list(colours: Iterable[str], names: Names) -> str:
-    """"Alice", "Alice and Bob", "Alice, Bob and Charlie"."""
+    """ "Alice", "Alice and Bob", "Alice, Bob and Charlie"."""
     words = [name_of(c, names) for c in colours]
     if len(words) <= 1:
         return "".join(words) or "nobody"
@@ -62,8 +62,10 @@ def names_list(colours: Iterable[str], names: Names) -> str:
 def choices_text(cards: list[int], politics: list[str | None]) -> str:
     """Decision cards with any Alliance or Renegade played with them: "1 (Alliance) and 3"."""
     padded = [*politics, *[None] * len(cards)]
-    return " and ".join(f"{card} ({play.title()})" if play else str(card)
-                        for card, play in zip(cards, padded, strict=False))
+    return " and ".join(
+        f"{card} ({play.title()})" if play else str(card)
+        for card, play in zip(cards, padded, strict=False)
+    )
 
 
 def cell(value: Any) -> str:
@@ -83,7 +85,7 @@ def offer_parts(offer: Sequence[str | int]) -> tuple[str, int]:
 
 
 def with_article(word: str) -> str:
-    """"a red", "an ochre": the indefinite article a word takes (by its first letter,
+    """ "a red", "an ochre": the indefinite article a word takes (by its first letter,
     which is right for the colours and the game's other words)."""
     vowel = word[:1].lower() in tuple("aeiou")
     return f"{'an' if vowel else 'a'} {word}"
@@ -101,9 +103,14 @@ def clean_text(text: str) -> str:
     """A name or subject as one plain line: without control characters (a newline in an
     email header), format characters (right-to-left overrides U+202A-U+202E and
     isolates U+2066-U+2069, which turn a subject around) and line separators."""
-    kept = "".join(" " if unicodedata.category(c) in {"Cc", "Zl", "Zp"}
-                   else "" if unicodedata.category(c) == "Cf" and c not in KEPT_FORMAT_CHARACTERS
-                   else c for c in text)
+    kept = "".join(
+        " "
+        if unicodedata.category(c) in {"Cc", "Zl", "Zp"}
+        else ""
+        if unicodedata.category(c) == "Cf" and c not in KEPT_FORMAT_CHARACTERS
+        else c
+        for c in text
+    )
     return " ".join(kept.split())
 
 
@@ -130,8 +137,10 @@ def phase_text(phase: PhaseView, names: Names) -> str:
         offer = phase.get("offer")
         if offer:
             offerer, ducats = offer_parts(offer)
-            return (f"{contenders} negotiate over {action}. "
-                    f"{name_of(offerer, names)} offers {plural(ducats, 'ducat')}.")
+            return (
+                f"{contenders} negotiate over {action}. "
+                f"{name_of(offerer, names)} offers {plural(ducats, 'ducat')}."
+            )
         return f"{contenders} negotiate over {action}."
     if kind == "duel":
         again = " again (after a tie)" if (phase.get("round") or 1) > 1 else ""
@@ -156,9 +165,13 @@ def phase_label(phase: Mapping[str, Any] | None, turn: int) -> str:
         return "the end of the game"
     if kind == "placement":
         return "placing the first castles"
-    what = {"decision": "decisions", "negotiation": f"the negotiation over {action}",
-            "duel": f"the duel for {action}", "perform": f"performing {action}",
-            "crown": "the crown"}.get(str(kind), str(kind or "a phase"))
+    what = {
+        "decision": "decisions",
+        "negotiation": f"the negotiation over {action}",
+        "duel": f"the duel for {action}",
+        "perform": f"performing {action}",
+        "crown": "the crown",
+    }.get(str(kind), str(kind or "a phase"))
     return f"{what}, turn {turn}"
 
 
@@ -168,5 +181,7 @@ def phase_moved_on(made_for: int | None, then: str | None, now: int, current: st
         was = "This form came from an older page that does not say which phase it was for"
     else:
         was = f"This form was for phase {made_for}" + (f" ({then})" if then else "")
-    return (f"{was}; the game has moved on to phase {now} ({current}): nothing was applied. "
-            "Here is the game as it is now.")
+    return (
+        f"{was}; the game has moved on to phase {now} ({current}): nothing was applied. "
+        "Here is the game as it is now."
+    )

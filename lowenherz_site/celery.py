@@ -38,8 +38,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
-def route_task(name: str, args: Any, kwargs: Any, options: Any, task: Any = None,
-               **_: Any) -> dict[str, str] | None:
+def route_task(
+    name: str, args: Any, kwargs: Any, options: Any, task: Any = None, **_: Any
+) -> dict[str, str] | None:
     """`resolve_phase` to the resolve queue (settings: CELERY_TASK_ROUTES). A process that
     moved its default queue elsewhere (the test suite sends everything to a queue of its
     own, which its one worker consumes) keeps every task on that queue."""

@@ -15,8 +15,11 @@ from django.http import HttpRequest
 def client_ip(request: HttpRequest) -> str:
     proxies = settings.TRUSTED_PROXY_COUNT
     if proxies > 0:
-        forwarded = [part.strip() for part in
-                     request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+        forwarded = [
+            part.strip()
+            for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")
+            if part.strip()
+        ]
         if len(forwarded) >= proxies:
             return forwarded[-proxies]
     return str(request.META.get("REMOTE_ADDR", ""))

@@ -39,12 +39,14 @@ def refuse_unsafe_secrets(secret_key: str, inbound: str, *development: str) -> N
     how = 'generate one: python3 -c "import secrets; print(secrets.token_urlsafe(50))"'
     if not secret_key or secret_key in development or len(secret_key) < 50:
         raise ImproperlyConfigured(
-            f"SECRET_KEY is missing, short or the development default, and DEBUG is off: {how}")
+            f"SECRET_KEY is missing, short or the development default, and DEBUG is off: {how}"
+        )
     user, _, password = inbound.partition(":")
     if not inbound or inbound in development or not user or len(password) < 16:
         raise ImproperlyConfigured(
             "INBOUND_SECRET is missing or the development default, and DEBUG is off: set it "
-            f'to "user:password" with a password of 16 characters or more ({how})')
+            f'to "user:password" with a password of 16 characters or more ({how})'
+        )
 
 
 def env_int(name: str, default: int) -> int:
@@ -68,8 +70,10 @@ def env_admins(name: str) -> list[tuple[str, str]]:
     admins = [(person, address) for person, address in getaddresses([raw]) if person or address]
     bad = [address or person for person, address in admins if "@" not in address]
     if bad:
-        raise ValueError(f"{name} must be email addresses, comma-separated "
-                         f"(e.g. Ops <ops@example.org>), not {bad[0]!r}")
+        raise ValueError(
+            f"{name} must be email addresses, comma-separated "
+            f"(e.g. Ops <ops@example.org>), not {bad[0]!r}"
+        )
     return admins
 
 
@@ -220,12 +224,21 @@ CACHE_URL = os.environ.get("CACHE_URL") or os.environ.get("REDIS_URL", "")
 if CACHE_URL:
     # django-redis: its increment is atomic and keeps the key's expiry (Django's own
     # RedisCache checks and increments in two steps, which can leave a count forever).
-    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache",
-                          "LOCATION": CACHE_URL, "KEY_PREFIX": "lowenherz"}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django_redis.cache.RedisCache",
+            "LOCATION": CACHE_URL,
+            "KEY_PREFIX": "lowenherz",
+        }
+    }
     SILENCED_SYSTEM_CHECKS: list[str] = []
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-                          "LOCATION": str(VAR_DIR / "cache")}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
     # Files count without atomic increments: a limit may let a few more through under a
     # race, which is fine for one machine's development server, never for production.
     SILENCED_SYSTEM_CHECKS = ["django_ratelimit.E003", "django_ratelimit.W001", "axes.W001"]
@@ -254,17 +267,20 @@ AXES_VERBOSE = False
 # HTTP 429 with a page that says when to try again.
 RATELIMIT_IP_META_KEY = "lowenherz_site.client_ip.client_ip"
 # Every limit of games.limits, "count/period" (s, m, h, d); RATE_LIMIT_<NAME> overrides one.
-RATE_LIMITS = {name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default) for name, default in {
-    "signup": "10/h",            # accounts made from one address
-    "password_reset": "5/h",     # reset emails asked for, per address and per email address
-    "invitation": "30/d",        # invitations one person sends, over all games
-    "refusal": "20/d",           # refusal emails to one registered address
-    "inbound": "60/h",           # emails handled per player (a live token of their seat),
-                                 # or per origin (any other: the server that handed it over)
-    "reply_dropped": "1/d",      # "your reply was dropped" notices to one player
-    "message": "30/h",           # messages one person writes to tables, over all games
-    "email_change": "5/d",       # changes of email one person asks for (each mails two)
-}.items()}
+RATE_LIMITS = {
+    name: os.environ.get(f"RATE_LIMIT_{name.upper()}", default)
+    for name, default in {
+        "signup": "10/h",  # accounts made from one address
+        "password_reset": "5/h",  # reset emails asked for, per address and per email address
+        "invitation": "30/d",  # invitations one person sends, over all games
+        "refusal": "20/d",  # refusal emails to one registered address
+        "inbound": "60/h",  # emails handled per player (a live token of their seat),
+        # or per origin (any other: the server that handed it over)
+        "reply_dropped": "1/d",  # "your reply was dropped" notices to one player
+        "message": "30/h",  # messages one person writes to tables, over all games
+        "email_change": "5/d",  # changes of email one person asks for (each mails two)
+    }.items()
+}
 RATELIMIT_VIEW = "lowenherz_site.errors.rate_limited"
 
 # django-csp: scripts and styles only from this site (no inline script, no CDN).
@@ -310,8 +326,7 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # A message a worker took and never acknowledged (it died) goes back to the queue
     # after this; just above the longest task, so that no running task is handed out twice.
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {
-        "visibility_timeout": TASK_TIME_LIMIT_SECONDS + 30}
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict = {"visibility_timeout": TASK_TIME_LIMIT_SECONDS + 30}
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -326,10 +341,14 @@ CELERY_TASK_IGNORE_RESULT = True
 # has one too (lowenherz_site.celery: route_task, WORKERS): a resolve never waits behind
 # the backlog of emails and computers' moves.
 CELERY_TASK_QUEUES = (Queue("celery"), Queue("sweep"), Queue("resolve"))
-CELERY_TASK_ROUTES = ("lowenherz_site.celery.route_task",
-                      {"games.tasks.sweep": {"queue": "sweep"},
-                       "games.tasks.send_digests": {"queue": "sweep"},
-                       "games.tasks.tidy": {"queue": "sweep"}})
+CELERY_TASK_ROUTES = (
+    "lowenherz_site.celery.route_task",
+    {
+        "games.tasks.sweep": {"queue": "sweep"},
+        "games.tasks.send_digests": {"queue": "sweep"},
+        "games.tasks.tidy": {"queue": "sweep"},
+    },
+)
 CELERY_TASK_TIME_LIMIT = TASK_TIME_LIMIT_SECONDS
 # Every task is acknowledged after it ran (games.tasks): a worker holds one message at a
 # time, so that a crash leaves one message to redeliver, not a prefetched batch.
@@ -339,8 +358,12 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # Queuing a task when the broker is down must not hold up the person who moved: a few
 # quick tries, then the failure is logged and the recovery pass queues it later.
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0,
-                                    "interval_step": 0.2, "interval_max": 0.5}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_ALWAYS_EAGER = False
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
@@ -369,11 +392,14 @@ def smtp_server_of_url(url: str) -> SmtpServer:
     parts = urlsplit(url)
     if parts.scheme not in {"smtp", "smtp+tls", "smtp+ssl"} or not parts.hostname:
         raise ValueError(f"EMAIL_URL must look like smtp://user:password@host:25, not {url!r}")
-    return SmtpServer(host=parts.hostname,
-                      port=parts.port or (465 if parts.scheme == "smtp+ssl" else 25),
-                      user=unquote(parts.username or ""),
-                      password=unquote(parts.password or ""),
-                      use_tls=parts.scheme == "smtp+tls", use_ssl=parts.scheme == "smtp+ssl")
+    return SmtpServer(
+        host=parts.hostname,
+        port=parts.port or (465 if parts.scheme == "smtp+ssl" else 25),
+        user=unquote(parts.username or ""),
+        password=unquote(parts.password or ""),
+        use_tls=parts.scheme == "smtp+tls",
+        use_ssl=parts.scheme == "smtp+ssl",
+    )
 
 
 def smtp_server() -> SmtpServer | None:
@@ -382,10 +408,14 @@ def smtp_server() -> SmtpServer | None:
     if os.environ.get("EMAIL_URL"):
         return smtp_server_of_url(os.environ["EMAIL_URL"])
     if os.environ.get("EMAIL_HOST"):
-        return SmtpServer(host=os.environ["EMAIL_HOST"], port=env_int("EMAIL_PORT", 25),
-                          user=os.environ.get("EMAIL_HOST_USER", ""),
-                          password=os.environ.get("EMAIL_HOST_PASSWORD", ""),
-                          use_tls=env_bool("EMAIL_USE_TLS", False), use_ssl=False)
+        return SmtpServer(
+            host=os.environ["EMAIL_HOST"],
+            port=env_int("EMAIL_PORT", 25),
+            user=os.environ.get("EMAIL_HOST_USER", ""),
+            password=os.environ.get("EMAIL_HOST_PASSWORD", ""),
+            use_tls=env_bool("EMAIL_USE_TLS", False),
+            use_ssl=False,
+        )
     return None
 
 
@@ -402,7 +432,8 @@ if _smtp is not None:
     EMAIL_USE_SSL = _smtp.use_ssl
 else:
     EMAIL_BACKEND = os.environ.get(
-        "EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend")
+        "EMAIL_BACKEND", "django.core.mail.backends.filebased.EmailBackend"
+    )
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 20)
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Löwenherz <lowenherz@localhost>")
 # The site's operators: told by email when a game needs repair (and, as Django does with
@@ -430,12 +461,21 @@ ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
 # RECOVERY_INTERVAL_SECONDS; digests and housekeeping hourly. A sweep still queued when the
 # next is due is dropped (expires): a stopped worker does not come back to a pile of them.
 CELERY_BEAT_SCHEDULE = {
-    "sweep": {"task": "games.tasks.sweep", "schedule": float(RECOVERY_INTERVAL_SECONDS),
-              "options": {"expires": float(RECOVERY_INTERVAL_SECONDS)}},
-    "digests": {"task": "games.tasks.send_digests", "schedule": 3600.0,
-                "options": {"expires": 3000.0}},
-    "housekeeping": {"task": "games.tasks.tidy", "schedule": 3600.0,
-                     "options": {"expires": 3000.0}},
+    "sweep": {
+        "task": "games.tasks.sweep",
+        "schedule": float(RECOVERY_INTERVAL_SECONDS),
+        "options": {"expires": float(RECOVERY_INTERVAL_SECONDS)},
+    },
+    "digests": {
+        "task": "games.tasks.send_digests",
+        "schedule": 3600.0,
+        "options": {"expires": 3000.0},
+    },
+    "housekeeping": {
+        "task": "games.tasks.tidy",
+        "schedule": 3600.0,
+        "options": {"expires": 3000.0},
+    },
 }
 
 GAME_DEFAULT_DEADLINE_HOURS = env_int("GAME_DEFAULT_DEADLINE_HOURS", 48)

@@ -31,7 +31,8 @@ def _redis_of_this_process(url: str, worker: str) -> str:
 
 for _name in ("REDIS_URL", "CACHE_URL"):
     if os.environ.get("PYTEST_XDIST_WORKER") and os.environ.get(_name):
-        os.environ[_name] = _redis_of_this_process(os.environ[_name],
-                                                    os.environ["PYTEST_XDIST_WORKER"])
+        os.environ[_name] = _redis_of_this_process(
+            os.environ[_name], os.environ["PYTEST_XDIST_WORKER"]
+        )
 
 from lowenherz_site.settings import *  # noqa: E402, F403

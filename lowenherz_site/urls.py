@@ -36,12 +36,15 @@ urlpatterns = [
     path("anymail/postmark/inbound/", receiver.PostmarkInbound.as_view()),  # before anymail's
     path("anymail/", include("anymail.urls")),
     path("accounts/signup/", accounts.signup, name="signup"),
-    path("accounts/signup/<str:uidb64>/<str:token>/", accounts.signup_confirm,
-         name="signup_confirm"),
-    path("accounts/password_reset/", accounts.PasswordResetView.as_view(),
-         name="password_reset"),
-    path("accounts/reset/<uidb64>/<token>/", accounts.PasswordResetConfirmView.as_view(),
-         name="password_reset_confirm"),
+    path(
+        "accounts/signup/<str:uidb64>/<str:token>/", accounts.signup_confirm, name="signup_confirm"
+    ),
+    path("accounts/password_reset/", accounts.PasswordResetView.as_view(), name="password_reset"),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        accounts.PasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
     path("accounts/email/<str:signed>/", accounts.email_confirm, name="email_confirm"),
     path("accounts/profile/", accounts.profile, name="profile"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

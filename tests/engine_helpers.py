@@ -19,11 +19,22 @@ def stacked_deck(cards: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], .
     return tuple((f"P{i}", (card,)) for i, card in enumerate((*cards, "KING")))
 
 
-def game(cards: tuple[str, ...] = ("W2 S1 M5",), players: tuple[str, ...] = THREE,
-         decisions: str = "sealed", seed: int = 1, setup: str = "basic",
-         money: str = "hidden") -> GameState:
-    settings = Settings(players=players, setup=setup, decisions=decisions, seed=seed,
-                        money=money, deck=stacked_deck(cards))
+def game(
+    cards: tuple[str, ...] = ("W2 S1 M5",),
+    players: tuple[str, ...] = THREE,
+    decisions: str = "sealed",
+    seed: int = 1,
+    setup: str = "basic",
+    money: str = "hidden",
+) -> GameState:
+    settings = Settings(
+        players=players,
+        setup=setup,
+        decisions=decisions,
+        seed=seed,
+        money=money,
+        deck=stacked_deck(cards),
+    )
     return new_game(settings)
 
 
@@ -94,7 +105,8 @@ def assert_typed(value: object, hint: Any, where: str = "value") -> None:
             assert_typed(key, args[0], f"{where} key")
             assert_typed(item, args[1], f"{where}[{key!r}]")
     elif hint is int:
-        assert isinstance(value, int) and not isinstance(value, bool), \
+        assert isinstance(value, int) and not isinstance(value, bool), (
             f"{where}: {value!r} is not a whole number"
+        )
     else:
         assert isinstance(value, hint), f"{where}: {value!r} is not a {hint}"

@@ -26,10 +26,20 @@ def report(tmp_path_factory) -> dict:
     # A Redis database of its own: the suite's workers purge their queues and the emails
     # benchmark clears the site's cache keys, which the tests around it use.
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/15")
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "lowenherz_site.test_settings",
-           "PYTHONPATH": str(ROOT), "REDIS_URL": redis_url.rsplit("/", 1)[0] + "/13"}
-    done = subprocess.run([sys.executable, "-m", "bench", "--quick", "--out", str(out)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "lowenherz_site.test_settings",
+        "PYTHONPATH": str(ROOT),
+        "REDIS_URL": redis_url.rsplit("/", 1)[0] + "/13",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "bench", "--quick", "--out", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads(out.read_text())
 
@@ -49,8 +59,9 @@ def test_every_registered_figure_is_measured_in_the_report_s_shape(report):
 def test_the_committed_report_has_the_same_figures(report):
     committed = json.loads((ROOT / "bench" / "latest.json").read_text())
     assert committed["quick"] is False, "bench/latest.json comes from a full run"
-    assert sorted(f["id"] for f in committed["figures"]) == \
-        sorted(f["id"] for f in report["figures"])
+    assert sorted(f["id"] for f in committed["figures"]) == sorted(
+        f["id"] for f in report["figures"]
+    )
 
 
 def test_a_target_is_read_as_written():

@@ -54,10 +54,11 @@ def test_rules_9_check_then_apply_gives_what_submit_gives():
 def test_rules_9_check_refuses_with_the_sentence_submit_uses():
     play = border_game("open")
     for player, text, sentence in (
-            ("grey", "decide 1", "grey does not play in this game"),
-            ("red", "bid 3", "waits for a decision"),
-            ("red", "decide 1 renegade E2 C2, 3", "only link"),
-            ("red", "break alliance A2 F2", "not allied")):
+        ("grey", "decide 1", "grey does not play in this game"),
+        ("red", "bid 3", "waits for a decision"),
+        ("red", "decide 1 renegade E2 C2, 3", "only link"),
+        ("red", "break alliance A2 F2", "not allied"),
+    ):
         with pytest.raises(IllegalMove, match=sentence):
             check(play.state, player, parse_move(text))
         with pytest.raises(IllegalMove, match=sentence):

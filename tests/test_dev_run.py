@@ -19,13 +19,16 @@ from lowenherz_site.settings import refuse_unsafe_secrets
 HOST = "gamebox"  # the machine's hostname, as socket.gethostname() would say
 
 
-@pytest.mark.parametrize(("address", "site_url"), [
-    ("127.0.0.1:8000", "http://127.0.0.1:8000"),
-    ("127.0.0.1:9000", "http://127.0.0.1:9000"),
-    ("9000", "http://127.0.0.1:9000"),
-    ("localhost:8123", "http://localhost:8123"),
-    ("[::1]:8000", "http://[::1]:8000"),
-])
+@pytest.mark.parametrize(
+    ("address", "site_url"),
+    [
+        ("127.0.0.1:8000", "http://127.0.0.1:8000"),
+        ("127.0.0.1:9000", "http://127.0.0.1:9000"),
+        ("9000", "http://127.0.0.1:9000"),
+        ("localhost:8123", "http://localhost:8123"),
+        ("[::1]:8000", "http://[::1]:8000"),
+    ],
+)
 def test_a_local_address_sets_site_url_and_leaves_allowed_hosts(address, site_url):
     assert run_environment(address, {}, HOST) == {"SITE_URL": site_url}
 
@@ -33,28 +36,34 @@ def test_a_local_address_sets_site_url_and_leaves_allowed_hosts(address, site_ur
 def test_another_host_is_also_allowed():
     assert run_environment("192.168.1.20:8080", {}, HOST) == {
         "SITE_URL": "http://192.168.1.20:8080",
-        "ALLOWED_HOSTS": f"{DEFAULT_ALLOWED_HOSTS},192.168.1.20"}
+        "ALLOWED_HOSTS": f"{DEFAULT_ALLOWED_HOSTS},192.168.1.20",
+    }
 
 
 @pytest.mark.parametrize("address", ["0.0.0.0:8000", "0:8000", "[::]:8000"])
 def test_all_interfaces_means_the_machines_hostname(address):
     assert run_environment(address, {}, HOST) == {
-        "SITE_URL": "http://gamebox:8000", "ALLOWED_HOSTS": f"{DEFAULT_ALLOWED_HOSTS},gamebox"}
+        "SITE_URL": "http://gamebox:8000",
+        "ALLOWED_HOSTS": f"{DEFAULT_ALLOWED_HOSTS},gamebox",
+    }
 
 
 def test_a_site_url_already_set_is_kept_and_its_host_allowed():
-    assert run_environment("192.168.1.20:8080", {"SITE_URL": "https://games.example.org"},
-                           HOST) == {"ALLOWED_HOSTS": f"{DEFAULT_ALLOWED_HOSTS},192.168.1.20,"
-                                                      "games.example.org"}
+    assert run_environment(
+        "192.168.1.20:8080", {"SITE_URL": "https://games.example.org"}, HOST
+    ) == {"ALLOWED_HOSTS": f"{DEFAULT_ALLOWED_HOSTS},192.168.1.20,games.example.org"}
     assert run_environment("127.0.0.1:8000", {"SITE_URL": "http://localhost:8000"}, HOST) == {}
 
 
 def test_allowed_hosts_already_set_are_kept_and_extended_once():
     environ = {"ALLOWED_HOSTS": "games.example.org"}
-    assert run_environment("10.0.0.5:8000", environ, HOST)["ALLOWED_HOSTS"] == \
-        "games.example.org,10.0.0.5"
+    assert (
+        run_environment("10.0.0.5:8000", environ, HOST)["ALLOWED_HOSTS"]
+        == "games.example.org,10.0.0.5"
+    )
     assert "ALLOWED_HOSTS" not in run_environment(
-        "10.0.0.5:8000", {"ALLOWED_HOSTS": "games.example.org,10.0.0.5"}, HOST)
+        "10.0.0.5:8000", {"ALLOWED_HOSTS": "games.example.org,10.0.0.5"}, HOST
+    )
     assert "ALLOWED_HOSTS" not in run_environment("10.0.0.5:8000", {"ALLOWED_HOSTS": "*"}, HOST)
 
 
@@ -66,22 +75,36 @@ def test_the_default_allowed_hosts_are_the_settings_own():
 # --- secrets: the published development ones only on loopback (issue 21, item 10) ------------
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1:8000", "9000", "localhost:8123", "[::1]:8000",
-                                     "127.0.0.2:8000"])
+@pytest.mark.parametrize(
+    "address", ["127.0.0.1:8000", "9000", "localhost:8123", "[::1]:8000", "127.0.0.2:8000"]
+)
 def test_on_loopback_the_development_secrets_do(address, tmp_path):
     assert run_secrets(address, {}, tmp_path) == ({}, "")
     assert not (tmp_path / SECRETS_FILE).exists()
 
 
-@pytest.mark.parametrize("address", ["192.168.1.20:8080", "0.0.0.0:8000", "0:8000",
-                                     "[::]:8000", "gamebox:8000", "[2001:db8::1]:8000"])
+@pytest.mark.parametrize(
+    "address",
+    [
+        "192.168.1.20:8080",
+        "0.0.0.0:8000",
+        "0:8000",
+        "[::]:8000",
+        "gamebox:8000",
+        "[2001:db8::1]:8000",
+    ],
+)
 def test_served_to_others_it_makes_its_own_secrets_keeps_them_and_says_so(address, tmp_path):
     added, notice = run_secrets(address, {}, tmp_path)
     assert set(added) == {"SECRET_KEY", "INBOUND_SECRET"}
     assert not set(added.values()) & {settings.DEV_SECRET_KEY, settings.DEV_INBOUND_SECRET}
     # Good enough for the settings' own refusal of weak secrets (as with DEBUG off).
-    refuse_unsafe_secrets(added["SECRET_KEY"], added["INBOUND_SECRET"],
-                          settings.DEV_SECRET_KEY, settings.DEV_INBOUND_SECRET)
+    refuse_unsafe_secrets(
+        added["SECRET_KEY"],
+        added["INBOUND_SECRET"],
+        settings.DEV_SECRET_KEY,
+        settings.DEV_INBOUND_SECRET,
+    )
     kept = tmp_path / SECRETS_FILE
     assert stat.S_IMODE(kept.stat().st_mode) == 0o600
     assert notice.startswith("!" * 20) and address in notice and str(kept) in notice
@@ -111,12 +134,13 @@ def test_a_secrets_file_loosened_is_tightened_and_a_broken_one_is_refused(tmp_pa
 
 
 def test_the_published_secrets_are_the_settings_own():
-    assert DEV_SECRETS == {"SECRET_KEY": settings.DEV_SECRET_KEY,
-                           "INBOUND_SECRET": settings.DEV_INBOUND_SECRET}
+    assert DEV_SECRETS == {
+        "SECRET_KEY": settings.DEV_SECRET_KEY,
+        "INBOUND_SECRET": settings.DEV_INBOUND_SECRET,
+    }
 
 
-def test_dev_run_on_another_address_gives_the_site_its_own_secrets(tmp_path, monkeypatch,
-                                                                    capsys):
+def test_dev_run_on_another_address_gives_the_site_its_own_secrets(tmp_path, monkeypatch, capsys):
     """`cmd_run` itself: what the web server and the worker would be started with."""
     environ = {k: v for k, v in os.environ.items() if k not in DEV_SECRETS}
     monkeypatch.setattr(os, "environ", {**environ, "LOWENHERZ_VAR": str(tmp_path)})
@@ -132,8 +156,7 @@ def test_dev_run_on_another_address_gives_the_site_its_own_secrets(tmp_path, mon
     for env in started:
         assert env["SECRET_KEY"] not in DEV_SECRETS.values()
         assert env["INBOUND_SECRET"] not in DEV_SECRETS.values()
-        assert json.loads((tmp_path / SECRETS_FILE).read_text())["SECRET_KEY"] == \
-            env["SECRET_KEY"]
+        assert json.loads((tmp_path / SECRETS_FILE).read_text())["SECRET_KEY"] == env["SECRET_KEY"]
     assert "Served beyond this machine (0.0.0.0:8000)" in capsys.readouterr().out
 
 

@@ -29,8 +29,9 @@ from engine.setup import Settings, arrangement
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
 
-def positions_of_a_game(seed: int, players: int = 4, ai_kind: str = "random",
-                        setup: str = "variable") -> list[GameState]:
+def positions_of_a_game(
+    seed: int, players: int = 4, ai_kind: str = "random", setup: str = "variable"
+) -> list[GameState]:
     """Every state of one game between computer players, start to end."""
     game = Settings(players=COLOURS[:players], setup=setup, seed=seed)
     seats = {p: PLAYERS[ai_kind](f"{seed}/{i}") for i, p in enumerate(game.players)}
@@ -60,30 +61,44 @@ def area_differences(pos: Position) -> list[str]:
     found = []
     if [(a.cells, a.castles) for a in kept] != [(a.cells, a.castles) for a in fresh]:
         found.append("the areas differ")
-    found += [f"the cells of the region at {a.castle} are in another order"
-              for a, b in zip(kept, fresh, strict=False)
-              if a.is_region and a.cells == b.cells and list(a.cells) != list(b.cells)]
-    found += [f"{cell} is mapped to another area" for cell in pos.board.cells
-              if pos.area_at(cell).cells != afresh.area_at(cell).cells][:1]
+    found += [
+        f"the cells of the region at {a.castle} are in another order"
+        for a, b in zip(kept, fresh, strict=False)
+        if a.is_region and a.cells == b.cells and list(a.cells) != list(b.cells)
+    ]
+    found += [
+        f"{cell} is mapped to another area"
+        for cell in pos.board.cells
+        if pos.area_at(cell).cells != afresh.area_at(cell).cells
+    ][:1]
     return found
 
 
 def test_the_area_check_catches_a_wall_the_areas_were_not_told_of() -> None:
     pos = positions_of_a_game(3)[-1].pos
-    edge = next(e for e in pos.board.edges if e not in pos.walls
-                and not pos.area_at(e[0]).is_region)
+    edge = next(
+        e for e in pos.board.edges if e not in pos.walls and not pos.area_at(e[0]).is_region
+    )
     for _, wall in pos.links(edge[0]):
         pos.walls.add(wall)  # behind the position's back: its areas are stale now
     assert area_differences(pos)
 
 
-@pytest.mark.parametrize("players,ai_kind,setup", [
-    (4, "random", "variable"), (3, "greedy", "variable"), (2, "random", "variable"),
-    (3, "random", "basic"), (4, "greedy", "basic")])
+@pytest.mark.parametrize(
+    "players,ai_kind,setup",
+    [
+        (4, "random", "variable"),
+        (3, "greedy", "variable"),
+        (2, "random", "variable"),
+        (3, "random", "basic"),
+        (4, "greedy", "basic"),
+    ],
+)
 @settings(max_examples=3, deadline=None)
 @given(seed=SEEDS)
 def test_kept_areas_equal_areas_filled_afresh_after_every_move(
-        players: int, ai_kind: str, setup: str, seed: int) -> None:
+    players: int, ai_kind: str, setup: str, seed: int
+) -> None:
     for state in positions_of_a_game(seed, players, ai_kind, setup):
         assert area_differences(state.pos) == [], f"seed {seed}, turn {state.turn}"
 
@@ -91,8 +106,12 @@ def test_kept_areas_equal_areas_filled_afresh_after_every_move(
 def open_board() -> Position:
     """6 × 5 plain cells, a red castle at B2 and a grey one at E4: free land."""
     board = Board(tuple("." * 6 for _ in range(5)))
-    return Position(board=board, players={"red": Player()}, knight_supply={"red": 12},
-                    castles={(1, 1): "red", (4, 3): "grey"})
+    return Position(
+        board=board,
+        players={"red": Player()},
+        knight_supply={"red": 12},
+        castles={(1, 1): "red", (4, 3): "grey"},
+    )
 
 
 def test_a_wall_in_open_land_leaves_the_areas_as_they_were() -> None:
@@ -132,8 +151,10 @@ def reference_distance(pos: Position, colour: str) -> int:
     own = [c for c, owner in pos.castles.items() if owner == colour]
     best = 0
     for castle, _ in reference_pairs(pos):
-        spacing = min((abs(castle[0] - c[0]) + abs(castle[1] - c[1]) for c in own),
-                      default=rules.CASTLE_DISTANCE)
+        spacing = min(
+            (abs(castle[0] - c[0]) + abs(castle[1] - c[1]) for c in own),
+            default=rules.CASTLE_DISTANCE,
+        )
         best = max(best, min(spacing, rules.CASTLE_DISTANCE))
     return best
 
@@ -142,15 +163,22 @@ def reference_pairs(pos: Position) -> list[tuple[Cell, Cell]]:
     def free_plain(c: Cell) -> bool:
         return pos.board.terrain(c) == PLAIN and pos.piece_at(c) is None
 
-    return [(c, n) for c in pos.board.cells for n in pos.board.neighbours(c)
-            if free_plain(c) and free_plain(n)]
+    return [
+        (c, n)
+        for c in pos.board.cells
+        for n in pos.board.neighbours(c)
+        if free_plain(c) and free_plain(n)
+    ]
 
 
 def reference_placements(pos: Position, colour: str) -> list[Place]:
     need = reference_distance(pos, colour)
     own = [c for c, owner in pos.castles.items() if owner == colour]
-    return [Place(c, k) for c, k in reference_pairs(pos)
-            if all(abs(c[0] - o[0]) + abs(c[1] - o[1]) >= need for o in own)]
+    return [
+        Place(c, k)
+        for c, k in reference_pairs(pos)
+        if all(abs(c[0] - o[0]) + abs(c[1] - o[1]) >= need for o in own)
+    ]
 
 
 def crowded_position(seed: int) -> Position:
@@ -161,7 +189,7 @@ def crowded_position(seed: int) -> Position:
     pos = Position(board=board, players={c: Player() for c in COLOURS[:2]})
     plain = [c for c in board.cells if board.terrain(c) == PLAIN]
     rng.shuffle(plain)
-    for cell in plain[:rng.choice((2, 8, 20, 40, 60, len(plain) - 2))]:
+    for cell in plain[: rng.choice((2, 8, 20, 40, 60, len(plain) - 2))]:
         pieces = pos.castles if rng.random() < 0.4 else pos.knights
         pieces[cell] = rng.choice(COLOURS)
     return pos
@@ -192,8 +220,8 @@ def test_placements_equal_the_rules_word_for_word(seed: int) -> None:
 def test_a_castle_too_near_is_refused_in_words() -> None:
     pos = open_board()
     assert rules.placement_problem(pos, "red", Place((5, 3), (5, 2))) == (
-        "F4 is too close to the red castle at B2: same-colour castles need 6 cells "
-        "between them")
+        "F4 is too close to the red castle at B2: same-colour castles need 6 cells between them"
+    )
 
 
 # --- refusals worded only when read (engine.rules) ------------------------------------------
@@ -205,10 +233,12 @@ def test_the_legal_lists_keep_what_the_worded_checks_allow(seed: int) -> None:
         pos = state.pos
         for colour in state.players:
             assert rules.legal_knight_cells(pos, colour) == [
-                c for c in pos.board.cells if rules.knight_problem(pos, colour, c) is None]
+                c for c in pos.board.cells if rules.knight_problem(pos, colour, c) is None
+            ]
             if rules.may_place_walls(pos, colour):
                 assert rules.legal_walls(pos, colour) == [
-                    e for e in pos.board.edges if rules.wall_problem(pos, colour, e) is None]
+                    e for e in pos.board.edges if rules.wall_problem(pos, colour, e) is None
+                ]
 
 
 def test_a_refusal_is_worded_when_read() -> None:
@@ -218,15 +248,17 @@ def test_a_refusal_is_worded_when_read() -> None:
     assert refusal is not None
     assert refusal() == "a wall may not separate the red knight at C2 from the red castle at B2"
     assert rules.knight_problem(pos, "red", (4, 4)) == (
-        "E5 is not next to a red knight or castle without a wall between them")
+        "E5 is not next to a red knight or castle without a wall between them"
+    )
     assert rules.knight_refusal(pos, "red", (3, 1)) is None
 
 
 # --- the computer players' boxes (engine.ai) -------------------------------------------------
 
 
-def reference_enclosure(pos: Position, player: str, legal: list[Edge],
-                        rng: random.Random) -> tuple[list[Edge], list[Edge]]:
+def reference_enclosure(
+    pos: Position, player: str, legal: list[Edge], rng: random.Random
+) -> tuple[list[Edge], list[Edge]]:
     """`enclosure_walls` with sets, as it was written before it used bits."""
     walled_or_legal = pos.walls | set(legal)
     best: list[tuple[frozenset[Cell], list[Edge]]] = []
@@ -247,8 +279,7 @@ def reference_enclosure(pos: Position, player: str, legal: list[Edge],
 
 
 def reference_border(pos: Position, cells: frozenset[Cell]) -> list[Edge]:
-    return sorted(make_edge(c, n) for c in cells for n in pos.board.neighbours(c)
-                  if n not in cells)
+    return sorted(make_edge(c, n) for c in cells for n in pos.board.neighbours(c) if n not in cells)
 
 
 @pytest.mark.parametrize("seed", [2, 13])

@@ -30,17 +30,22 @@ def written_kinds(source: str, filename: str) -> Iterator[tuple[str, int, str | 
     """(file, line, kind) for every dict literal with a "kind" key; kind is None when
     it is not a string literal (which would escape the registry)."""
     tree = ast.parse(source, filename)
-    skipped = {id(node) for function in ast.walk(tree)
-               if isinstance(function, ast.FunctionDef)
-               and (filename, function.name) in NOT_EVENTS
-               for node in ast.walk(function)}
+    skipped = {
+        id(node)
+        for function in ast.walk(tree)
+        if isinstance(function, ast.FunctionDef) and (filename, function.name) in NOT_EVENTS
+        for node in ast.walk(function)
+    }
     for node in ast.walk(tree):
         if not isinstance(node, ast.Dict) or id(node) in skipped:
             continue
         for key, value in zip(node.keys, node.values, strict=True):
             if isinstance(key, ast.Constant) and key.value == "kind":
-                kind = value.value if isinstance(value, ast.Constant) and \
-                    isinstance(value.value, str) else None
+                kind = (
+                    value.value
+                    if isinstance(value, ast.Constant) and isinstance(value.value, str)
+                    else None
+                )
                 yield filename, node.lineno, kind
 
 
@@ -54,8 +59,9 @@ def engine_kinds() -> list[tuple[str, int, str | None]]:
 
 
 def unregistered(found: list[tuple[str, int, str | None]]) -> list[str]:
-    return [f"{name}:{line}: {kind!r}" for name, line, kind in found
-            if kind not in ENGINE_EVENT_KINDS]
+    return [
+        f"{name}:{line}: {kind!r}" for name, line, kind in found if kind not in ENGINE_EVENT_KINDS
+    ]
 
 
 def test_every_kind_the_engine_writes_is_registered() -> None:
@@ -71,11 +77,15 @@ def test_every_registered_kind_is_written_somewhere() -> None:
 
 def test_the_scan_catches_an_unregistered_or_computed_kind() -> None:
     """The check above is not vacuous."""
-    source = 'log.append({"kind": "wall", "player": p})\n' \
-             'log.append({"kind": "teleported", "player": p})\n' \
-             'log.append({"kind": kind, "player": p})\n'
+    source = (
+        'log.append({"kind": "wall", "player": p})\n'
+        'log.append({"kind": "teleported", "player": p})\n'
+        'log.append({"kind": kind, "player": p})\n'
+    )
     assert unregistered(list(written_kinds(source, "x.py"))) == [
-        "x.py:2: 'teleported'", "x.py:3: None"]
+        "x.py:2: 'teleported'",
+        "x.py:3: None",
+    ]
 
 
 def test_the_registry_is_the_event_types() -> None:
@@ -93,13 +103,19 @@ def assert_shape(event: Event | dict[str, Any]) -> None:
     assert isinstance(event.get("turn"), int), f"{event} is not stamped with its turn"
 
 
-@pytest.mark.parametrize(("players", "setup", "decisions", "seed"), [
-    (2, "variable", "sealed", 3), (3, "basic", "open", 4), (4, "variable", "open", 5),
-    (4, "basic", "sealed", 6)])
-def test_the_events_of_whole_games_have_their_shapes(players: int, setup: str,
-                                                     decisions: str, seed: int) -> None:
-    settings = Settings(players=COLOURS[:players], setup=setup, decisions=decisions,
-                        seed=seed)
+@pytest.mark.parametrize(
+    ("players", "setup", "decisions", "seed"),
+    [
+        (2, "variable", "sealed", 3),
+        (3, "basic", "open", 4),
+        (4, "variable", "open", 5),
+        (4, "basic", "sealed", 6),
+    ],
+)
+def test_the_events_of_whole_games_have_their_shapes(
+    players: int, setup: str, decisions: str, seed: int
+) -> None:
+    settings = Settings(players=COLOURS[:players], setup=setup, decisions=decisions, seed=seed)
     _, record = play(settings, "greedy", seed)
     state, events = start_game(settings)
     for player, move in record:

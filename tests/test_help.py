@@ -17,8 +17,16 @@ def test_nothing_asked_means_no_help():
 
 
 def test_the_decision_explains_each_action_of_the_card_and_the_cards_in_hand():
-    lines = help_for(view({"phase": "decision", "action": None, "cards": 1,
-                           "politics": ["alliance", "treasure 10"]}))
+    lines = help_for(
+        view(
+            {
+                "phase": "decision",
+                "action": None,
+                "cards": 1,
+                "politics": ["alliance", "treasure 10"],
+            }
+        )
+    )
     assert lines[0].startswith("Card 1: 2 walls: place up to 2 walls")
     assert lines[1].startswith("Card 2: 1 sword: place knights")
     assert lines[2].startswith("Card 3: 5 ducats: the ducats are shared equally")
@@ -28,8 +36,10 @@ def test_the_decision_explains_each_action_of_the_card_and_the_cards_in_hand():
 
 def test_accepting_an_offer_says_who_pays_whom_and_who_acts():
     lines = help_for(view({"phase": "negotiation", "action": "S1", "offer": ["ochre", 1]}))
-    assert lines[0] == ("Accept 1 ducat: you receive 1 ducat from the other player, who "
-                        "then performs the action alone; you do not.")  # RULES 4.1
+    assert lines[0] == (
+        "Accept 1 ducat: you receive 1 ducat from the other player, who "
+        "then performs the action alone; you do not."
+    )  # RULES 4.1
     own = help_for(view({"phase": "negotiation", "action": "S1", "offer": ["red", 3]}))
     assert not any(line.startswith("Accept") for line in own)
 
@@ -48,4 +58,3 @@ def test_the_crown_help_counts_the_cards_in_each_pile():
 def test_a_duel_explains_bids_and_ties():
     lines = help_for(view({"phase": "duel", "action": "W3", "round": 1}))
     assert "Tied highest bids bid again once" in lines[0]  # RULES 4.2
-

@@ -20,8 +20,10 @@ from engine.notation import MAX_MOVE_CHARS, parse_cell, parse_edge, parse_move
 
 def test_a_move_over_the_limit_is_refused_before_it_is_read() -> None:
     text = "pass" + " " * MAX_MOVE_CHARS
-    with pytest.raises(NotationError, match=f"a move is at most {MAX_MOVE_CHARS} characters, "
-                                            f"and this one has {len(text)}"):
+    with pytest.raises(
+        NotationError,
+        match=f"a move is at most {MAX_MOVE_CHARS} characters, and this one has {len(text)}",
+    ):
         parse_move(text)
 
 

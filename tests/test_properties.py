@@ -57,15 +57,23 @@ SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 def games(count: int) -> settings:
     """Hypothesis settings for tests that play `count` whole games (each ~0.1 s). No
     shrinking: a smaller seed is not a simpler game, and each try replays a whole one."""
-    return settings(max_examples=count, deadline=None,
-                    phases=[Phase.explicit, Phase.reuse, Phase.generate],
-                    suppress_health_check=[HealthCheck.too_slow])
+    return settings(
+        max_examples=count,
+        deadline=None,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=[HealthCheck.too_slow],
+    )
 
 
 # Every kind of game: 2-4 players, both setups where allowed (RULES 2.2: basic is for 3
 # or 4), sealed and open decisions (RULES 3.2).
-KINDS = [(players, setup, decisions) for players in (2, 3, 4) for setup in SETUPS
-         for decisions in DECISION_MODES if players > 2 or setup == "variable"]
+KINDS = [
+    (players, setup, decisions)
+    for players in (2, 3, 4)
+    for setup in SETUPS
+    for decisions in DECISION_MODES
+    if players > 2 or setup == "variable"
+]
 
 
 @st.composite
@@ -76,8 +84,12 @@ def game_settings(draw: st.DrawFn, kind: tuple[int, str, str] | None = None) -> 
     return Settings(players=colours, setup=setup, decisions=decisions, seed=draw(SEEDS))
 
 
-def play_checked(game: Settings, ai_seed: int, check: Check, ai: str = "random",
-                 ) -> tuple[GameState, Record]:
+def play_checked(
+    game: Settings,
+    ai_seed: int,
+    check: Check,
+    ai: str = "random",
+) -> tuple[GameState, Record]:
     """Play a whole game between computer players, calling `check` after every step."""
     seats = {p: PLAYERS[ai](f"{ai_seed}/{i}") for i, p in enumerate(game.players)}
     state, record = new_game(game), []
@@ -118,8 +130,9 @@ def check_holdings(state: GameState) -> None:
         total = on_board[colour] + pos.knight_supply[colour]
         assert total == KNIGHTS_PER_COLOUR, f"{colour} has {total} knights in all"
     assert pos.wall_supply >= 0, f"wall supply {pos.wall_supply}"
-    assert pos.wall_supply + len(pos.walls) == WALLS_IN_GAME, \
+    assert pos.wall_supply + len(pos.walls) == WALLS_IN_GAME, (
         f"{pos.wall_supply} walls in supply and {len(pos.walls)} on the board"
+    )
     cards = Counter(c for p in pos.players.values() for c in p.hand)
     cards += Counter(c for pile in state.piles for c in pile) + Counter(state.discard)
     assert not cards - Counter(POLITICS_CARDS), f"politics cards beyond the deck: {cards}"
@@ -151,8 +164,9 @@ def check_regions(state: GameState) -> None:
         assert len(region.castles) == 1 and region.castle in pos.castles
     for a, b in pos.walls:
         area = pos.area_at(a)
-        assert not (area.is_region and b in area.cells), \
+        assert not (area.is_region and b in area.cells), (
             f"wall {a}/{b} inside the {pos.owner(area)} region at {area.castle}"
+        )
     region_castles = {r.castle for r in pos.regions()}
     assert pos.founded <= region_castles, f"founded castles {pos.founded - region_castles}"
 
@@ -163,8 +177,11 @@ POWER_EVENTS = ("founded", "expanded", "lost", "severed", "silver", "final_hills
 def check_power_ledger(before: GameState, after: GameState, log: Log) -> None:
     """RULES 6, 8: every change of power is the points of a scoring event."""
     for colour in after.players:
-        scored = sum(e["points"] for e in log if e["kind"] in POWER_EVENTS
-                     and e.get("owner", e.get("player")) == colour)
+        scored = sum(
+            e["points"]
+            for e in log
+            if e["kind"] in POWER_EVENTS and e.get("owner", e.get("player")) == colour
+        )
         change = after.pos.players[colour].power - before.pos.players[colour].power
         assert change == scored, f"{colour} power changed by {change}, events say {scored}"
 
@@ -203,8 +220,14 @@ def illegal_submissions(state: GameState, rng: random.Random) -> list[tuple[str,
     player = rng.choice(state.phase.waiting)
     idle = [p for p in state.players if p not in state.phase.waiting]
     found: list[tuple[str, Submission]] = [(p, Decide(())) for p in idle[:1]]
-    wrong = {"placement": Bid(0), "decision": Pass(), "negotiation": Bid(0),
-             "duel": Offer(0), "perform": Place((0, 0), (0, 1)), "crown": Bid(0)}
+    wrong = {
+        "placement": Bid(0),
+        "decision": Pass(),
+        "negotiation": Bid(0),
+        "duel": Offer(0),
+        "perform": Place((0, 0), (0, 1)),
+        "crown": Bid(0),
+    }
     found.append((player, wrong[state.phase.kind]))
     found += [(player, m) for m in beyond_means(state, player)]
     return found
@@ -219,8 +242,11 @@ def beyond_means(state: GameState, player: str) -> list[Submission]:
     if phase.kind == "decision":
         need = state.cards_to_choose(player)
         nonsense = Alliance((0, 0), (0, 0))
-        return [Decide(tuple(Choice(c) for c in (1, 2, 3))), Decide((Choice(4),) * need),
-                Decide((Choice(1, nonsense), *(Choice(c) for c in (2, 3)[:need - 1])))]
+        return [
+            Decide(tuple(Choice(c) for c in (1, 2, 3))),
+            Decide((Choice(4),) * need),
+            Decide((Choice(1, nonsense), *(Choice(c) for c in (2, 3)[: need - 1]))),
+        ]
     if phase.kind == "negotiation":
         return [Offer(ducats + 1), Offer(-1)]
     if phase.kind == "duel":
@@ -252,8 +278,9 @@ def check_rejections(state: GameState, rng: random.Random) -> None:
 # --- check, then apply (RULES 9) -----------------------------------------------------------
 
 
-def candidates(state: GameState, rng: random.Random,
-               prober: RandomPlayer) -> list[tuple[str, Submission]]:
+def candidates(
+    state: GameState, rng: random.Random, prober: RandomPlayer
+) -> list[tuple[str, Submission]]:
     """Legal and illegal submissions alike: a random player's proposals for every
     awaited player (refused now and then: several walls or knights in a row, politics
     no longer playable, ...), the refusals of `illegal_submissions`, ends of every
@@ -262,8 +289,11 @@ def candidates(state: GameState, rng: random.Random,
     if not state.is_over:
         found += [(p, prober.propose(state, p)) for p in state.phase.waiting for _ in range(3)]
     for own, other in sorted(state.pos.alliances):
-        found += [(p, EndAlliance(own, other, treasure)) for p in state.players
-                  for treasure in ((), (10,))]
+        found += [
+            (p, EndAlliance(own, other, treasure))
+            for p in state.players
+            for treasure in ((), (10,))
+        ]
     found.append(("nobody", Pass()))
     return found
 
@@ -276,15 +306,17 @@ def refusal(attempt: Callable[[], object]) -> str | None:
     return None
 
 
-def check_agrees_with_submit(state: GameState, player: str, move: Submission,
-                             before: GameState) -> bool:
+def check_agrees_with_submit(
+    state: GameState, player: str, move: Submission, before: GameState
+) -> bool:
     """`check` refuses exactly what `submit` refuses, with the same sentence, and
     changes nothing (`before` is a deep copy of `state`); after it, `apply` gives what
     `submit` gives. True if the move is legal."""
     submitted: list[tuple[GameState, Log]] = []
     expected = refusal(lambda: submitted.append(submit(state, player, move)))
-    assert refusal(lambda: check(state, player, move)) == expected, \
+    assert refusal(lambda: check(state, player, move)) == expected, (
         f"check and submit disagree on {move!r} from {player}"
+    )
     assert state == before, f"checking {move!r} from {player} changed the state"
     if expected is not None:
         return False
@@ -318,8 +350,9 @@ def test_check_then_apply_is_submit(game: Settings, ai_seed: int) -> None:
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: f"{k[0]}p-{k[1]}-{k[2]}")
 @games(5)
 @given(data=st.data(), ai_seed=SEEDS)
-def test_invariants_hold_after_every_step(kind: tuple[int, str, str], data: st.DataObject,
-                                          ai_seed: int) -> None:
+def test_invariants_hold_after_every_step(
+    kind: tuple[int, str, str], data: st.DataObject, ai_seed: int
+) -> None:
     """RULES 1, 5.1, 5.2, 6, 6.1: power, ducats, pieces, walls and regions stay sound."""
     game = data.draw(game_settings(kind))
     play_checked(game, ai_seed, check_invariants)
@@ -327,8 +360,7 @@ def test_invariants_hold_after_every_step(kind: tuple[int, str, str], data: st.D
 
 @games(20)
 @given(game=game_settings(), ai_seed=SEEDS)
-def test_a_rejected_submission_leaves_the_state_unchanged(game: Settings,
-                                                          ai_seed: int) -> None:
+def test_a_rejected_submission_leaves_the_state_unchanged(game: Settings, ai_seed: int) -> None:
     """RULES 9: an illegal submission raises IllegalMove and changes nothing."""
     rng = random.Random(ai_seed)
     play_checked(game, ai_seed, lambda _, after, __: check_rejections(after, rng))
@@ -336,8 +368,9 @@ def test_a_rejected_submission_leaves_the_state_unchanged(game: Settings,
 
 @games(15)
 @given(game=game_settings(), ai_seed=SEEDS, ai=st.sampled_from(sorted(PLAYERS)))
-def test_replaying_the_record_gives_the_same_final_state(game: Settings, ai_seed: int,
-                                                         ai: str) -> None:
+def test_replaying_the_record_gives_the_same_final_state(
+    game: Settings, ai_seed: int, ai: str
+) -> None:
     """RULES 9: the settings plus the accepted submissions are the game."""
     final, record = play_checked(game, ai_seed, check_invariants, ai)
     again = replay(game, record)
@@ -373,11 +406,11 @@ def test_the_same_seeds_give_the_same_game(game: Settings, ai_seed: int) -> None
 @pytest.mark.parametrize("players", [2, 3, 4])
 @games(2)
 @given(data=st.data(), ai_seed=SEEDS)
-def test_greedy_games_keep_the_invariants(players: int, data: st.DataObject,
-                                          ai_seed: int) -> None:
+def test_greedy_games_keep_the_invariants(players: int, data: st.DataObject, ai_seed: int) -> None:
     """RULES 1, 5, 6: as for random play, with players that found and expand more."""
-    game = data.draw(game_settings(data.draw(st.sampled_from(
-        [k for k in KINDS if k[0] == players]))))
+    game = data.draw(
+        game_settings(data.draw(st.sampled_from([k for k in KINDS if k[0] == players])))
+    )
     play_checked(game, ai_seed, check_invariants, "greedy")
 
 
@@ -433,8 +466,9 @@ def test_ending_an_alliance_cannot_spend_ducats_offered() -> None:
 def test_ending_an_alliance_cannot_spend_a_treasure_card_bid() -> None:
     """RULES 4.2, 7.1, 7.3: red bids its Treasure 12 card; paying the alliance's end with
     that card before the duel settles is refused, and the duel then settles."""
-    state = submit_each(allied_contest(treasure=True), [
-        ("ochre", BreakOff()), ("red", Bid(0, (12,)))])
+    state = submit_each(
+        allied_contest(treasure=True), [("ochre", BreakOff()), ("red", Bid(0, (12,)))]
+    )
     with pytest.raises(IllegalMove, match="worth 12 is bid"):
         submit(state, "red", EndAlliance(RED_CASTLE, OCHRE_CASTLE, (12,)))
     state = submit_each(state, [("ochre", Bid(0))])
@@ -476,12 +510,16 @@ BREAKAGES: dict[str, tuple[Callable[[GameState], None], str]] = {
     "negative power": (lambda s: setattr(s.pos.players["red"], "power", -1), "power -1"),
     "negative ducats": (lambda s: setattr(s.pos.players["ochre"], "ducats", -3), "-3 ducats"),
     "lost knight": (lambda s: s.pos.knight_supply.__setitem__("grey", 0), "knights in all"),
-    "lost wall": (lambda s: setattr(s.pos, "wall_supply", s.pos.wall_supply - 1),
-                  "walls in supply"),
+    "lost wall": (
+        lambda s: setattr(s.pos, "wall_supply", s.pos.wall_supply - 1),
+        "walls in supply",
+    ),
     "wall in a region": (dangling_wall, "inside the"),
     "knight on a castle": (knight_onto_castle, "share a cell"),
-    "extra politics card": (lambda s: s.pos.players["red"].hand.extend(["parchment 5"] * 2),
-                            "beyond the deck"),
+    "extra politics card": (
+        lambda s: s.pos.players["red"].hand.extend(["parchment 5"] * 2),
+        "beyond the deck",
+    ),
 }
 
 

@@ -31,8 +31,13 @@ from engine.setup import Settings
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = [
     Settings(players=("red", "ochre", "lilac"), seed=5),
-    Settings(players=("red", "ochre", "lilac", "grey"), setup="basic", decisions="open",
-             money="open", seed=11),
+    Settings(
+        players=("red", "ochre", "lilac", "grey"),
+        setup="basic",
+        decisions="open",
+        money="open",
+        seed=11,
+    ),
 ]
 
 
@@ -53,8 +58,9 @@ def played(request) -> tuple[GameState, dict[str, Any]]:
     return state, record_to_json(request.param, moves, Result.of(state))
 
 
-def run_replay(record: dict[str, Any] | str, *args: str,
-               tmp_path: Path | None = None) -> subprocess.CompletedProcess[str]:
+def run_replay(
+    record: dict[str, Any] | str, *args: str, tmp_path: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the command on a file in tmp_path, or on standard input without one."""
     text = record if isinstance(record, str) else json.dumps(record)
     if tmp_path is None:
@@ -63,8 +69,9 @@ def run_replay(record: dict[str, Any] | str, *args: str,
         path = tmp_path / "record.json"
         path.write_text(text, encoding="utf-8")
         command, stdin = [sys.executable, "-m", "engine.replay", *args, str(path)], None
-    return subprocess.run(command, input=stdin, capture_output=True, text=True, cwd=ROOT,
-                          timeout=120, check=False)
+    return subprocess.run(
+        command, input=stdin, capture_output=True, text=True, cwd=ROOT, timeout=120, check=False
+    )
 
 
 def tampered(record: dict[str, Any], **changes: Any) -> dict[str, Any]:
@@ -77,10 +84,11 @@ def test_the_record_holds_settings_with_the_seed_and_moves_in_notation(played):
     state, record = played
     assert record["format"] == FORMAT == "lowenherz-record/1"
     assert record["settings"]["seed"] == state.settings.seed
-    assert all(set(m) == {"player", "move"} and isinstance(m["move"], str)
-               for m in record["moves"])
-    assert record["result"] == {"power": {p: state.pos.players[p].power for p in state.players},
-                                "winners": state.winners}
+    assert all(set(m) == {"player", "move"} and isinstance(m["move"], str) for m in record["moves"])
+    assert record["result"] == {
+        "power": {p: state.pos.players[p].power for p in state.players},
+        "winners": state.winners,
+    }
 
 
 def test_reading_a_record_back_replays_to_the_same_end(played):
@@ -163,16 +171,27 @@ def test_a_move_by_the_wrong_player_exits_2(played):
     assert "move 0" in done.stderr
 
 
-@pytest.mark.parametrize(("text", "complaint"), [
-    ("[", "not JSON"),
-    ('{"format": "lowenherz-record/9", "settings": {}, "moves": []}', "unknown format"),
-    ('{"format": "lowenherz-record/1", "settings": {"players": ["red"]}, "moves": []}',
-     "settings"),
-    ('{"format": "lowenherz-record/1", "settings": {"players": ["red", "ochre"]}, '
-     '"moves": [["red", "pass"]]}', "move 0"),
-    ('{"format": "lowenherz-record/1", "settings": {"players": ["red", "ochre"]}, '
-     '"moves": [], "result": {"power": {"red": "x"}, "winners": []}}', "result"),
-])
+@pytest.mark.parametrize(
+    ("text", "complaint"),
+    [
+        ("[", "not JSON"),
+        ('{"format": "lowenherz-record/9", "settings": {}, "moves": []}', "unknown format"),
+        (
+            '{"format": "lowenherz-record/1", "settings": {"players": ["red"]}, "moves": []}',
+            "settings",
+        ),
+        (
+            '{"format": "lowenherz-record/1", "settings": {"players": ["red", "ochre"]}, '
+            '"moves": [["red", "pass"]]}',
+            "move 0",
+        ),
+        (
+            '{"format": "lowenherz-record/1", "settings": {"players": ["red", "ochre"]}, '
+            '"moves": [], "result": {"power": {"red": "x"}, "winners": []}}',
+            "result",
+        ),
+    ],
+)
 def test_input_that_is_not_a_record_exits_2_with_one_line(text, complaint):
     done = run_replay(text)
     assert done.returncode == 2
@@ -182,8 +201,14 @@ def test_input_that_is_not_a_record_exits_2_with_one_line(text, complaint):
 
 
 def test_a_missing_file_exits_2(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "engine.replay", str(tmp_path / "none.json")],
-                          capture_output=True, text=True, cwd=ROOT, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.replay", str(tmp_path / "none.json")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 2
     assert "cannot read" in done.stderr
 

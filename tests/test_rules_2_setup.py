@@ -80,11 +80,13 @@ def test_rules_2_3_the_creator_may_arrange_the_tiles():
     tiles = (("F", 1), ("E", 0), ("D", 2), ("C", 3), ("B", 0), ("A", 0))
     state = new_game(Settings(players=THREE, tiles=tiles))
     from engine.board import assemble
+
     assert state.pos.board == assemble(tiles)
 
 
-@pytest.mark.parametrize(("players", "own", "neutral"), [
-    (("red", "ochre"), 8, 4), (THREE, 9, 3), (FOUR, 12, 0)])
+@pytest.mark.parametrize(
+    ("players", "own", "neutral"), [(("red", "ochre"), 8, 4), (THREE, 9, 3), (FOUR, 12, 0)]
+)
 def test_rules_2_3_placement_rounds_start_with_the_start_player(players, own, neutral):
     state = new_game(Settings(players=players, seed=3))
     queue = state.placements
@@ -98,6 +100,7 @@ def test_rules_2_3_placement_rounds_start_with_the_start_player(players, own, ne
 def test_rules_2_3_a_whole_placement_ends_in_the_first_decision():
     play = Play(new_game(Settings(players=("red", "ochre"), seed=5)))
     from engine.rules import legal_placements
+
     while play.state.phase.kind == "placement":
         player, colour = play.state.placements[0]
         move = legal_placements(play.state.pos, colour)[0]
@@ -130,8 +133,11 @@ def test_rules_2_3_castles_and_knights_stand_on_free_plains_side_by_side():
     non_plain = next(c for c in board.cells if board.terrain(c) != ".")
     with pytest.raises(IllegalMove, match="plain"):
         submit(state, player, Place(non_plain, castle))
-    far = next(c for c in board.cells if board.terrain(c) == "." and
-               abs(c[0] - castle[0]) + abs(c[1] - castle[1]) > 1)
+    far = next(
+        c
+        for c in board.cells
+        if board.terrain(c) == "." and abs(c[0] - castle[0]) + abs(c[1] - castle[1]) > 1
+    )
     with pytest.raises(IllegalMove, match="next to its castle"):
         submit(state, player, Place(castle, far))
     after, _ = submit(state, player, Place(castle, knight))
@@ -139,8 +145,9 @@ def test_rules_2_3_castles_and_knights_stand_on_free_plains_side_by_side():
 
 
 def test_rules_2_3_same_colour_castles_keep_six_cells_between_them():
-    state = new_game(Settings(players=("red", "ochre"), seed=3,
-                              tiles=tuple((t, 0) for t in "ABCDEF")))
+    state = new_game(
+        Settings(players=("red", "ochre"), seed=3, tiles=tuple((t, 0) for t in "ABCDEF"))
+    )
     first = state.start_player
     state.placements = [(first, first), (first, first)]
     state.phase.waiting = [first]

@@ -67,8 +67,11 @@ def test_rules_3_3_a_lone_chooser_performs_money_is_shared_rounded_down_and_the_
     play = Play(game(cards=("W2 S1 M5",)))
     s, a, b = play.order
     play.decide({s: "decide 1, 3", a: "decide 2", b: "decide 3"})
-    assert (play.state.phase.kind, play.state.waiting, play.state.phase.action) == \
-        ("perform", [s], "W2")
+    assert (play.state.phase.kind, play.state.waiting, play.state.phase.action) == (
+        "perform",
+        [s],
+        "W2",
+    )
     play(s, "pass")
     assert (play.state.waiting, play.state.phase.action) == ([a], "S1")
     play(a, "pass")
@@ -133,4 +136,4 @@ def test_rules_3_4_events_of_the_next_turn_carry_its_number():
     assert play.state.turn == 2
     end = play.kinds().index("turn_end")
     assert {e["turn"] for e in play.events[: end + 1]} == {1}
-    assert {e["turn"] for e in play.events[end + 1:]} == {2}
+    assert {e["turn"] for e in play.events[end + 1 :]} == {2}

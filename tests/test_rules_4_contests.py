@@ -55,8 +55,11 @@ def test_rules_4_1_an_offer_is_only_of_ducats_the_offerer_has():
 def test_rules_4_1_breaking_off_leads_to_a_duel():
     play, s, a, _ = contested()
     play(s, "offer 1")(a, "break off")
-    assert (play.state.phase.kind, play.state.waiting, play.state.phase.round) == \
-        ("duel", [s, a], 1)
+    assert (play.state.phase.kind, play.state.waiting, play.state.phase.round) == (
+        "duel",
+        [s, a],
+        1,
+    )
 
 
 def test_rules_4_2_three_choosers_duel_at_once():
@@ -78,8 +81,11 @@ def test_rules_4_2_the_highest_bid_pays_the_bank_and_acts_the_others_keep_their_
 def test_rules_4_2_tied_leaders_alone_bid_again():
     play, s, a, b = contested(third="decide 1")
     play(s, "bid 4")(a, "bid 4")(b, "bid 1")
-    assert (play.state.phase.kind, play.state.waiting, play.state.phase.round) == \
-        ("duel", [s, a], 2)
+    assert (play.state.phase.kind, play.state.waiting, play.state.phase.round) == (
+        "duel",
+        [s, a],
+        2,
+    )
     play(s, "bid 2")(a, "bid 6")
     assert ducats(play, s, a, b) == [12, 6, 12]
     assert play.state.waiting == [a]

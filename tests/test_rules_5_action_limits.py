@@ -55,8 +55,9 @@ def two_expansions(state: GameState, player: str) -> Swords:
     first = rules.legal_expansions(state.pos, player)[0]
     scratch = state.pos.copy()
     rules.expand(scratch, player, first.castle, first.cells, [])
-    second = next(e for e in rules.legal_expansions(scratch, player)
-                  if not set(e.cells) & set(first.cells))
+    second = next(
+        e for e in rules.legal_expansions(scratch, player) if not set(e.cells) & set(first.cells)
+    )
     return Swords((first, second))
 
 

@@ -44,8 +44,7 @@ def cells(values: list[list[int]]) -> set[Cell]:
 def forests_next_to(state: GameState, player: str) -> set[Cell]:
     """The forest cells a knight of `player` could stand on but for the fee (RULES 5.2)."""
     pos = state.pos
-    return {c for c in rules.legal_knight_cells(pos, player)
-            if pos.board.terrain(c) == FOREST}
+    return {c for c in rules.legal_knight_cells(pos, player) if pos.board.terrain(c) == FOREST}
 
 
 def test_rules_5_2_no_forest_is_a_knight_target_when_the_fee_cannot_be_paid():
@@ -61,7 +60,8 @@ def test_rules_5_2_no_forest_is_a_knight_target_when_the_fee_cannot_be_paid():
 
 @pytest.mark.parametrize(("ducats", "treasure"), [(5, ()), (12, ()), (0, (8,))])
 def test_rules_5_2_a_forest_is_a_knight_target_when_ducats_or_treasure_pay_the_fee(
-        ducats: int, treasure: tuple[int, ...]):
+    ducats: int, treasure: tuple[int, ...]
+):
     state, player = performing_swords(ducats, treasure)
     forests = forests_next_to(state, player)
     assert forests and forests <= cells(ask(state, player)["knights"])
@@ -73,8 +73,11 @@ def test_rules_5_3_expansions_and_their_castles_are_asked_apart_from_knights():
     state, player = performing_swords(ducats=0)
     asked = ask(state, player)
     castles = cells(asked["expanding"])
-    assert castles == {c for c, owner in state.pos.castles.items() if owner == player
-                       and state.pos.region_of_castle(c) is not None}
+    assert castles == {
+        c
+        for c, owner in state.pos.castles.items()
+        if owner == player and state.pos.region_of_castle(c) is not None
+    }
     assert not cells(asked["expansions"]) & cells(asked["knights"])
 
 

@@ -23,7 +23,8 @@ def border_game(decisions: str = "sealed") -> Play:
         players={p: Player() for p in state.players},
         castles={(0, 1): "red", (5, 1): "ochre"},
         knights={(1, 1): "red", (4, 0): "ochre", (4, 1): "ochre"},
-        walls=walls, wall_supply=100 - len(walls),
+        walls=walls,
+        wall_supply=100 - len(walls),
         knight_supply={"red": 11, "ochre": 10, "lilac": 12, "grey": 12},
         founded={(0, 1), (5, 1)},
     )

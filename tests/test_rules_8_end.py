@@ -21,11 +21,14 @@ def test_rules_8_the_king_scores_hills_then_parchment_and_names_the_winner():
     assert final["winners"] == [s]
 
 
-def standings(power: dict[str, int], ducats: dict[str, int],
-              hands: dict[str, list[str]] | None = None) -> list[str]:
+def standings(
+    power: dict[str, int], ducats: dict[str, int], hands: dict[str, list[str]] | None = None
+) -> list[str]:
     hands = hands or {}
-    pos = Position(board=game().pos.board, players={
-        p: Player(ducats[p], power[p], hands.get(p, [])) for p in power})
+    pos = Position(
+        board=game().pos.board,
+        players={p: Player(ducats[p], power[p], hands.get(p, [])) for p in power},
+    )
     return winners(pos, list(power))
 
 
@@ -34,12 +37,15 @@ def test_rules_8_most_power_wins():
 
 
 def test_rules_8_a_tie_goes_to_the_most_ducats_treasure_included():
-    assert standings({"red": 9, "ochre": 9}, {"red": 5, "ochre": 12},
-                     {"red": ["treasure 8"]}) == ["red"]
+    assert standings({"red": 9, "ochre": 9}, {"red": 5, "ochre": 12}, {"red": ["treasure 8"]}) == [
+        "red"
+    ]
     assert standings({"red": 9, "ochre": 9}, {"red": 5, "ochre": 12}) == ["ochre"]
 
 
 def test_rules_8_a_further_tie_is_shared():
-    assert standings({"red": 9, "ochre": 9, "lilac": 2},
-                     {"red": 12, "ochre": 4, "lilac": 1},
-                     {"ochre": ["treasure 8"]}) == ["red", "ochre"]
+    assert standings(
+        {"red": 9, "ochre": 9, "lilac": 2},
+        {"red": 12, "ochre": 4, "lilac": 1},
+        {"ochre": ["treasure 8"]},
+    ) == ["red", "ochre"]

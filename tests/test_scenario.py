@@ -27,8 +27,13 @@ SPECIAL = ("error_contains", "stderr_contains", "events_contain")
 
 def run_scenario(stdin: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "engine.scenario"], input=stdin, capture_output=True,
-        text=True, cwd=ROOT, timeout=60, check=False,
+        [sys.executable, "-m", "engine.scenario"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        check=False,
     )
 
 
@@ -65,8 +70,9 @@ def assert_output(case: dict[str, Any], output: dict[str, Any]) -> None:
     if "error_contains" in expect:
         assert expect["error_contains"] in output["error"]
     for event in expect.get("events_contain", []):
-        assert any(matches(event, e) for e in output["events"]), \
+        assert any(matches(event, e) for e in output["events"]), (
             f"no event like {event!r} in {output['events']!r}"
+        )
     assert_subset({k: v for k, v in expect.items() if k not in SPECIAL}, output, "output")
 
 
@@ -103,13 +109,20 @@ def test_there_are_scenarios_for_every_kind_of_outcome() -> None:
 # --- the interface itself (SCENARIOS.md, Errors) ------------------------------------
 
 # 1 x 5: castles red A1, neutral D1, ochre E1.
-SMALL = {"board": ["....."], "players": ["red", "ochre"],
-         "castles": {"red": [[0, 0]], "neutral": [[3, 0]], "ochre": [[4, 0]]}}
+SMALL = {
+    "board": ["....."],
+    "players": ["red", "ochre"],
+    "castles": {"red": [[0, 0]], "neutral": [[3, 0]], "ochre": [[4, 0]]},
+}
 
 
 def test_bad_input_prints_one_line_on_stderr_and_nothing_on_stdout() -> None:
-    scenario = {**SMALL, "board": ["...."], "castles": {"red": [[0, 0]]},
-                "knights": {"red": [[4, 0]]}}
+    scenario = {
+        **SMALL,
+        "board": ["...."],
+        "castles": {"red": [[0, 0]]},
+        "knights": {"red": [[4, 0]]},
+    }
     result = run_scenario(json.dumps(scenario))
     assert result.returncode == 2
     assert result.stdout == ""
@@ -118,10 +131,13 @@ def test_bad_input_prints_one_line_on_stderr_and_nothing_on_stdout() -> None:
 
 
 def test_an_illegal_move_reports_the_state_before_it() -> None:
-    scenario = {**SMALL, "moves": [
-        {"player": "red", "walls": [[[0, 0], [1, 0]]]},
-        {"player": "ochre", "walls": [[[1, 0], [2, 0]], [[0, 0], [1, 0]]]},
-    ]}
+    scenario = {
+        **SMALL,
+        "moves": [
+            {"player": "red", "walls": [[[0, 0], [1, 0]]]},
+            {"player": "ochre", "walls": [[[1, 0], [2, 0]], [[0, 0], [1, 0]]]},
+        ],
+    }
     result = run_scenario(json.dumps(scenario))
     assert result.returncode == 1
     output = json.loads(result.stdout)

@@ -37,12 +37,19 @@ from engine.serialize import (
 from engine.setup import Settings
 
 MOVES = [
-    Place((1, 2), (1, 3)), Offer(3), Accept(), BreakOff(), Bid(4, (10, 12)), Pass(),
+    Place((1, 2), (1, 3)),
+    Offer(3),
+    Accept(),
+    BreakOff(),
+    Bid(4, (10, 12)),
+    Pass(),
     Decide((Choice(1, Alliance((0, 0), (5, 5))), Choice(3))),
     Decide((Choice(2, Renegade((3, 3), (4, 4), (8,))),)),
     Walls((((0, 0), (1, 0)), ((2, 2), (2, 3)))),
     Swords((Knight((1, 1)), Expand(((2, 2), (3, 2)), (0, 0))), (10,)),
-    Swords((Expand(((2, 2),)),)), ChoosePile(2), TakeCard("treasure 15"),
+    Swords((Expand(((2, 2),)),)),
+    ChoosePile(2),
+    TakeCard("treasure 15"),
     EndAlliance((0, 0), (9, 9), (12,)),
 ]
 
@@ -60,9 +67,15 @@ def test_a_submission_of_the_wrong_shape_is_refused():
 
 
 def test_settings_round_trip_through_json():
-    settings = Settings(players=("ochre", "red"), seed=7, decisions="open", money="open",
-                        tiles=(("B", 1), ("A", 2), ("C", 0), ("F", 3), ("E", 0), ("D", 1)),
-                        deck=(("B", ("W2 S1 M5",)), ("E", ("KING",))), neutral="grey")
+    settings = Settings(
+        players=("ochre", "red"),
+        seed=7,
+        decisions="open",
+        money="open",
+        tiles=(("B", 1), ("A", 2), ("C", 0), ("F", 3), ("E", 0), ("D", 1)),
+        deck=(("B", ("W2 S1 M5",)), ("E", ("KING",))),
+        neutral="grey",
+    )
     assert settings_from_json(json.loads(json.dumps(settings_to_json(settings)))) == settings
 
 

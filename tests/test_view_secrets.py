@@ -116,6 +116,7 @@ def test_only_an_awaited_player_is_asked_and_the_ask_names_the_legal_targets():
     asked = view(play.state, s)["ask"]
     assert asked["phase"] == "perform" and asked["walls"] == 2
     from engine.rules import legal_walls
+
     assert len(asked["edges"]) == len(legal_walls(play.state.pos, s)) > 0
     assert "ask" not in view(play.state, a) and "ask" not in view(play.state, None)
 

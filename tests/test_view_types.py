@@ -26,12 +26,19 @@ def states(settings: Settings, seed: str) -> list[GameState]:
     return found
 
 
-@pytest.mark.parametrize(("players", "setup", "decisions", "money"), [
-    (2, "variable", "sealed", "hidden"), (3, "basic", "open", "open"),
-    (4, "variable", "open", "hidden"), (4, "basic", "sealed", "open")])
+@pytest.mark.parametrize(
+    ("players", "setup", "decisions", "money"),
+    [
+        (2, "variable", "sealed", "hidden"),
+        (3, "basic", "open", "open"),
+        (4, "variable", "open", "hidden"),
+        (4, "basic", "sealed", "open"),
+    ],
+)
 def test_every_view_is_a_view(players: int, setup: str, decisions: str, money: str) -> None:
-    settings = Settings(players=COLOURS[:players], setup=setup, decisions=decisions,
-                        money=money, seed=players * 11)
+    settings = Settings(
+        players=COLOURS[:players], setup=setup, decisions=decisions, money=money, seed=players * 11
+    )
     asked = set()
     for state in states(settings, "types"):
         for viewer in (None, *state.players):

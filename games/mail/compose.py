@@ -64,10 +64,16 @@ GAME_HEADER = "X-Lowenherz-Game"
 # --- one function per kind --------------------------------------------------------------------
 
 
-def your_turn(game: Game, seat: Seat, *, since: int | None = None,
-              confirmations: Sequence[str] = (), shown: Presentation | None = None,
-              newest_message: int | None = None, links: tokens.Links | None = None
-              ) -> OutgoingEmail | None:
+def your_turn(
+    game: Game,
+    seat: Seat,
+    *,
+    since: int | None = None,
+    confirmations: Sequence[str] = (),
+    shown: Presentation | None = None,
+    newest_message: int | None = None,
+    links: tokens.Links | None = None,
+) -> OutgoingEmail | None:
     """'The game waits for you': what is asked, the state as text, a magic link; with
     what happened after phase `since` (None: the last few events) and the confirmations
     of moves by email that ride in it (games.mail.notify folds them in). `shown`: the
@@ -78,55 +84,95 @@ def your_turn(game: Game, seat: Seat, *, since: int | None = None,
     if not can_mail(seat.user, "your_turn"):
         return None
     links = links or tokens.links(game, [seat])[seat.pk]
-    context = {**_ask_context(game, seat, since, shown, links.magic_path),
-               "confirmations": list(confirmations)}
-    return _send("your_turn", seat.user, context, game=game, seat=seat,
-                 reply_to=links.reply_to,
-                 phase=game.phase_number, newest_message=newest_message,
-                 summary=f"Your move: {context['phase_label']}, turn {context['v']['turn']}")
+    context = {
+        **_ask_context(game, seat, since, shown, links.magic_path),
+        "confirmations": list(confirmations),
+    }
+    return _send(
+        "your_turn",
+        seat.user,
+        context,
+        game=game,
+        seat=seat,
+        reply_to=links.reply_to,
+        phase=game.phase_number,
+        newest_message=newest_message,
+        summary=f"Your move: {context['phase_label']}, turn {context['v']['turn']}",
+    )
 
 
-def results(game: Game, seat: Seat, phase_number: int | None, *, since: int | None = None,
-            upto: int | None = None, confirmations: Sequence[str] = (),
-            hold_until: datetime | None = None, reply_to: str = "",
-            shown: Presentation | None = None,
-            newest_message: int | None = None) -> OutgoingEmail | None:
+def results(
+    game: Game,
+    seat: Seat,
+    phase_number: int | None,
+    *,
+    since: int | None = None,
+    upto: int | None = None,
+    confirmations: Sequence[str] = (),
+    hold_until: datetime | None = None,
+    reply_to: str = "",
+    shown: Presentation | None = None,
+    newest_message: int | None = None,
+) -> OutgoingEmail | None:
     """What a phase revealed: decisions, duels, scores. `since`/`upto`: what happened in
     the phases after `since` up to `upto`, in one email (phase_number None: several
     phases, told by notify); `hold_until`: held for the person's next email."""
     if not can_mail(seat.user, "results"):
         return None
     if _never_sent("results", seat.user, hold_until):
-        return _owed("results", game, seat, phase_number, hold_until,
-                     f"What happened (turn {game.turn})")
+        return _owed(
+            "results", game, seat, phase_number, hold_until, f"What happened (turn {game.turn})"
+        )
     shown = shown or present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a running game has a state"
     last = upto if upto is not None else phase_number or game.phase_number
-    events = news(shown.events(phase_number=last)) if since is None \
-        else news_since(shown, since, last)
-    context = {**_game_context(game, seat.user), "v": v, "events": events,
-               "confirmations": list(confirmations),
-               "scores": scores(v, names), "phase_sentence": shown.phase_sentence(),
-               "deadline": deadline_text(game, seat.user)}
-    return _send("results", seat.user, context, game=game, phase=phase_number,
-                 header_phase=last, hold_until=hold_until,
-                 reply_to=reply_to or ("" if hold_until else _talk_address(game, seat)),
-                 seat=seat, newest_message=newest_message,
-                 summary=f"What happened (turn {v['turn']})")
+    events = (
+        news(shown.events(phase_number=last)) if since is None else news_since(shown, since, last)
+    )
+    context = {
+        **_game_context(game, seat.user),
+        "v": v,
+        "events": events,
+        "confirmations": list(confirmations),
+        "scores": scores(v, names),
+        "phase_sentence": shown.phase_sentence(),
+        "deadline": deadline_text(game, seat.user),
+    }
+    return _send(
+        "results",
+        seat.user,
+        context,
+        game=game,
+        phase=phase_number,
+        header_phase=last,
+        hold_until=hold_until,
+        reply_to=reply_to or ("" if hold_until else _talk_address(game, seat)),
+        seat=seat,
+        newest_message=newest_message,
+        summary=f"What happened (turn {v['turn']})",
+    )
 
 
-def messages(game: Game, seat: Seat, *, confirmations: Sequence[str] = (),
-             reply_to: str = "") -> OutgoingEmail | None:
+def messages(
+    game: Game, seat: Seat, *, confirmations: Sequence[str] = (), reply_to: str = ""
+) -> OutgoingEmail | None:
     """The table's messages since the reader's last email of the game, on their own (the
     owed ones, once due, or each at once for a person who chose that): games.mail.notify.
     None when nothing is left to tell."""
     if not can_mail(seat.user, "messages"):
         return None
     context = {**_game_context(game, seat.user), "confirmations": list(confirmations)}
-    return _send("messages", seat.user, context, game=game, seat=seat, require_messages=True,
-                 reply_to=reply_to or _talk_address(game, seat),
-                 summary="Messages")
+    return _send(
+        "messages",
+        seat.user,
+        context,
+        game=game,
+        seat=seat,
+        require_messages=True,
+        reply_to=reply_to or _talk_address(game, seat),
+        summary="Messages",
+    )
 
 
 def message_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail | None:
@@ -165,8 +211,11 @@ def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
         found = news([shown.row_line(row) for row in rows.get(number, [])]) + found
         if len(found) >= NEWS_SHOWN:
             break
-    cut = len(found) > NEWS_SHOWN or (len(found) >= NEWS_SHOWN and number > since + 1) \
+    cut = (
+        len(found) > NEWS_SHOWN
+        or (len(found) >= NEWS_SHOWN and number > since + 1)
         or first > since + 1
+    )
     return ["(Earlier events: see the game page.)", *found[-NEWS_SHOWN:]] if cut else found
 
 
@@ -174,16 +223,29 @@ def reminder(game: Game, seat: Seat) -> None:
     """A reminder before the deadline to a player whose submission is missing."""
     if not can_mail(seat.user, "reminder"):
         return
-    context = {**_ask_context(game, seat),
-               "time_left": timeuntil(game.deadline) if game.deadline else ""}
-    _send("reminder", seat.user, context, game=game,
-          reply_to=tokens.reply_address(seat, game.phase_number),
-          phase=game.phase_number)
+    context = {
+        **_ask_context(game, seat),
+        "time_left": timeuntil(game.deadline) if game.deadline else "",
+    }
+    _send(
+        "reminder",
+        seat.user,
+        context,
+        game=game,
+        reply_to=tokens.reply_address(seat, game.phase_number),
+        phase=game.phase_number,
+    )
 
 
-def game_over(game: Game, seat: Seat, *, since: int | None = None,
-              confirmations: Sequence[str] = (), shown: Presentation | None = None,
-              newest_message: int | None = None) -> OutgoingEmail | None:
+def game_over(
+    game: Game,
+    seat: Seat,
+    *,
+    since: int | None = None,
+    confirmations: Sequence[str] = (),
+    shown: Presentation | None = None,
+    newest_message: int | None = None,
+) -> OutgoingEmail | None:
     """Final scores and a link to the archive; with how it ended: what happened after
     phase `since` (None: in the last phase)."""
     if not can_mail(seat.user, "game_over"):
@@ -191,18 +253,32 @@ def game_over(game: Game, seat: Seat, *, since: int | None = None,
     shown = shown or present(game, seat)
     v, names = shown.view, shown.names
     assert v is not None, "a finished game has a state"
-    events = news(shown.events(phase_number=game.phase_number)) if since is None \
+    events = (
+        news(shown.events(phase_number=game.phase_number))
+        if since is None
         else news_since(shown, since, game.phase_number)
-    context = {**_game_context(game, seat.user), "v": v, "events": events,
-               "confirmations": list(confirmations),
-               "scores": scores(v, names, ranked=True),
-               "winners": [name_of(c, names) for c in v["winners"]],
-               "won": seat.colour in v["winners"],
-               "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
-               "archive_url": absolute_url("archive_game", game.pk)}
-    return _send("game_over", seat.user, context, game=game, seat=seat,
-                 phase=game.phase_number, newest_message=newest_message,
-                 summary="The game is over")
+    )
+    context = {
+        **_game_context(game, seat.user),
+        "v": v,
+        "events": events,
+        "confirmations": list(confirmations),
+        "scores": scores(v, names, ranked=True),
+        "winners": [name_of(c, names) for c in v["winners"]],
+        "won": seat.colour in v["winners"],
+        "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
+        "archive_url": absolute_url("archive_game", game.pk),
+    }
+    return _send(
+        "game_over",
+        seat.user,
+        context,
+        game=game,
+        seat=seat,
+        phase=game.phase_number,
+        newest_message=newest_message,
+        summary="The game is over",
+    )
 
 
 def invitation(game: Game, to: str, inviter: User) -> None:
@@ -211,16 +287,20 @@ def invitation(game: Game, to: str, inviter: User) -> None:
     if not outbox.is_wanted(user, "invitation"):
         return
     seats = list(game.seats.select_related("user__profile"))
-    context = {**_game_context(game, user), "inviter": display_name(inviter),
-               "seats": [f"{s.display_name} ({s.colour})" for s in seats],
-               "free_seats": game.player_count - len(seats),
-               "colours": game.free_colours(),
-               "join_url": absolute_url("invite", game.invite_token)}
+    context = {
+        **_game_context(game, user),
+        "inviter": display_name(inviter),
+        "seats": [f"{s.display_name} ({s.colour})" for s in seats],
+        "free_seats": game.player_count - len(seats),
+        "colours": game.free_colours(),
+        "join_url": absolute_url("invite", game.invite_token),
+    }
     _send("invitation", user, context, to=to, game=game, headers={GAME_HEADER: str(game.pk)})
 
 
-def move_reply(seat: Seat, accepted: bool, commands: list[str], message: str, *,
-               coalesce: bool = True) -> OutgoingEmail | None:
+def move_reply(
+    seat: Seat, accepted: bool, commands: list[str], message: str, *, coalesce: bool = True
+) -> OutgoingEmail | None:
     """The answer to an emailed move: accepted (with what it means) or refused.
     An acceptance waits EMAIL_COALESCE_SECONDS to ride in the person's next email of the
     game (games.mail.notify; `coalesce=False`: at once); a refusal always goes at once."""
@@ -229,15 +309,28 @@ def move_reply(seat: Seat, accepted: bool, commands: list[str], message: str, *,
         return None
     game = Game.objects.get(pk=seat.game_id)
     may_reply = _may_reply_again(game, seat, accepted)
-    context = {**_game_context(game, seat.user), "commands": commands, "message": message,
-               "may_reply": may_reply}
-    hold = timezone.now() + timedelta(seconds=settings.EMAIL_COALESCE_SECONDS) \
-        if accepted and coalesce else None
-    return _send(kind, seat.user, context, game=game,
-                 reply_to=tokens.reply_address(seat, game.phase_number) if may_reply else "",
-                 phase=game.phase_number, hold_until=hold,
-                 summary=f"Your move by email was {'accepted' if accepted else 'refused'}: "
-                         f"{'; '.join(commands)}.")
+    context = {
+        **_game_context(game, seat.user),
+        "commands": commands,
+        "message": message,
+        "may_reply": may_reply,
+    }
+    hold = (
+        timezone.now() + timedelta(seconds=settings.EMAIL_COALESCE_SECONDS)
+        if accepted and coalesce
+        else None
+    )
+    return _send(
+        kind,
+        seat.user,
+        context,
+        game=game,
+        reply_to=tokens.reply_address(seat, game.phase_number) if may_reply else "",
+        phase=game.phase_number,
+        hold_until=hold,
+        summary=f"Your move by email was {'accepted' if accepted else 'refused'}: "
+        f"{'; '.join(commands)}.",
+    )
 
 
 def refusal(to: str, reason: str) -> None:
@@ -249,20 +342,27 @@ def reply_dropped(seat: Seat) -> None:
     """To a player whose reply was not read: over the limit of emails read from one
     person (games.mail.inbound; the caller sends it at most once a day)."""
     game = Game.objects.get(pk=seat.game_id)
-    context = {**_game_context(game, seat.user), "name": display_name(seat.user),
-               "limit": limits.per_period("inbound"),
-               "notices": limits.per_period("reply_dropped")}
+    context = {
+        **_game_context(game, seat.user),
+        "name": display_name(seat.user),
+        "limit": limits.per_period("inbound"),
+        "notices": limits.per_period("reply_dropped"),
+    }
     _send("reply_dropped", seat.user, context, game=game)
 
 
 def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
     """The held non-urgent emails of one person, in one email (games.mail.outbox)."""
     zone = time_zone_of(user)
-    items = [{"subject": f"{e.subject}: {e.summary}" if e.summary else e.subject,
-              # A digest is read, not answered: no "reply above this line" in its items.
-              "text": e.text.split(SIGNATURE)[0].strip().removeprefix(REPLY_MARKER).strip(),
-              "when": dateformat.format(timezone.localtime(e.created_at, zone), "D j M, H:i")}
-             for e in held]
+    items = [
+        {
+            "subject": f"{e.subject}: {e.summary}" if e.summary else e.subject,
+            # A digest is read, not answered: no "reply above this line" in its items.
+            "text": e.text.split(SIGNATURE)[0].strip().removeprefix(REPLY_MARKER).strip(),
+            "when": dateformat.format(timezone.localtime(e.created_at, zone), "D j M, H:i"),
+        }
+        for e in held
+    ]
     context = {"name": display_name(user), "items": items, "site_url": settings.SITE_URL}
     return _send("digest", user, context)
 
@@ -273,55 +373,94 @@ def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
 def email_changed(user: User, old_email: str) -> None:
     """To the old address: its account now has another; if that was not its owner, they
     learn it while they can still act (the new address would get any password reset)."""
-    context = {"name": display_name(user), "username": user.get_username(),
-               "old_email": old_email, "new_email": user.email,
-               "when": dateformat.format(timezone.localtime(timezone.now(), time_zone_of(user)),
-                                         "D j M Y, H:i T"),
-               "site_url": settings.SITE_URL}
+    context = {
+        "name": display_name(user),
+        "username": user.get_username(),
+        "old_email": old_email,
+        "new_email": user.email,
+        "when": dateformat.format(
+            timezone.localtime(timezone.now(), time_zone_of(user)), "D j M Y, H:i T"
+        ),
+        "site_url": settings.SITE_URL,
+    }
     _send("email_changed", user, context, to=old_email)
 
 
-def email_change_asked(user: User, new_email: str, confirm_url: str,
-                       holder: User | None) -> None:
+def email_change_asked(user: User, new_email: str, confirm_url: str, holder: User | None) -> None:
     """A new address for the account: the link that proves it goes to that address (if
     another account has it, word that nothing changed goes there instead); the old one,
     still the account's, hears of it before anything changes."""
     if holder is not None:
-        _send("email_change_taken", holder, {
-            "name": display_name(holder), "username": holder.get_username(),
-            "reset_url": absolute_url("password_reset")}, to=new_email)
+        _send(
+            "email_change_taken",
+            holder,
+            {
+                "name": display_name(holder),
+                "username": holder.get_username(),
+                "reset_url": absolute_url("password_reset"),
+            },
+            to=new_email,
+        )
     else:
-        _send("email_confirm", user, {
-            "name": display_name(user), "username": user.get_username(),
-            "new_email": new_email, "confirm_url": confirm_url,
-            "hours": settings.PASSWORD_RESET_TIMEOUT // 3600}, to=new_email)
-    _send("email_change_asked", user, {
-        "name": display_name(user), "username": user.get_username(),
-        "old_email": user.email, "new_email": new_email, "site_url": settings.SITE_URL})
+        _send(
+            "email_confirm",
+            user,
+            {
+                "name": display_name(user),
+                "username": user.get_username(),
+                "new_email": new_email,
+                "confirm_url": confirm_url,
+                "hours": settings.PASSWORD_RESET_TIMEOUT // 3600,
+            },
+            to=new_email,
+        )
+    _send(
+        "email_change_asked",
+        user,
+        {
+            "name": display_name(user),
+            "username": user.get_username(),
+            "old_email": user.email,
+            "new_email": new_email,
+            "site_url": settings.SITE_URL,
+        },
+    )
 
 
 def signup_confirm(user: User, confirm_url: str) -> None:
     """The link that finishes signing up: proof that the address is its owner's."""
-    _send("signup_confirm", user, {"name": display_name(user), "username": user.get_username(),
-                                   "confirm_url": confirm_url})
+    _send(
+        "signup_confirm",
+        user,
+        {"name": display_name(user), "username": user.get_username(), "confirm_url": confirm_url},
+    )
 
 
 def signup_taken(user: User) -> None:
     """Someone signed up with an address that has an account: its owner hears, the page
     said nothing (it shows the same "check your email" either way)."""
-    _send("signup_taken", user, {
-        "name": display_name(user), "username": user.get_username(),
-        "login_url": absolute_url("login"),
-        "reset_url": absolute_url("password_reset")})
+    _send(
+        "signup_taken",
+        user,
+        {
+            "name": display_name(user),
+            "username": user.get_username(),
+            "login_url": absolute_url("login"),
+            "reset_url": absolute_url("password_reset"),
+        },
+    )
 
 
 def signup_name_taken(to: str, username: str, signup_url: str) -> None:
     """Someone signed up with this address and a username an account has: the page
     said nothing (it tells nobody which names exist), this email says to choose another.
     To the address only: the account with the name is nobody's business here."""
-    _send("signup_name_taken", None, {
-        "username": username, "signup_url": signup_url,
-        "login_url": absolute_url("login")}, to=to)
+    _send(
+        "signup_name_taken",
+        None,
+        {"username": username, "signup_url": signup_url, "login_url": absolute_url("login")},
+        to=to,
+    )
 
 
 @receiver(signals.email_changed)
@@ -330,8 +469,9 @@ def _on_email_changed(sender: Any, user: User, old_email: str, **kwargs: Any) ->
 
 
 @receiver(signals.email_change_asked)
-def _on_email_change_asked(sender: Any, user: User, new_email: str, confirm_url: str,
-                           holder: User | None, **kwargs: Any) -> None:
+def _on_email_change_asked(
+    sender: Any, user: User, new_email: str, confirm_url: str, holder: User | None, **kwargs: Any
+) -> None:
     email_change_asked(user, new_email, confirm_url, holder)
 
 
@@ -341,8 +481,9 @@ def _on_signup_started(sender: Any, user: User, confirm_url: str, **kwargs: Any)
 
 
 @receiver(signals.signup_with_taken_name)
-def _on_signup_with_taken_name(sender: Any, email: str, username: str, signup_url: str,
-                               **kwargs: Any) -> None:
+def _on_signup_with_taken_name(
+    sender: Any, email: str, username: str, signup_url: str, **kwargs: Any
+) -> None:
     signup_name_taken(email, username, signup_url)
 
 
@@ -363,12 +504,23 @@ def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
     return subject, text, render_to_string(f"emails/{kind}-body.html", context)
 
 
-def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = "",
-          game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
-          phase: int | None = None, header_phase: int | None = None,
-          hold_until: datetime | None = None, summary: str = "", seat: Seat | None = None,
-          require_messages: bool = False,
-          newest_message: int | None = None) -> OutgoingEmail | None:
+def _send(
+    kind: str,
+    user: User | None,
+    context: dict[str, Any],
+    *,
+    to: str = "",
+    game: Game | None = None,
+    reply_to: str = "",
+    headers: dict[str, str] | None = None,
+    phase: int | None = None,
+    header_phase: int | None = None,
+    hold_until: datetime | None = None,
+    summary: str = "",
+    seat: Seat | None = None,
+    require_messages: bool = False,
+    newest_message: int | None = None,
+) -> OutgoingEmail | None:
     """Render and queue; what the kind is (transactional, may wait for the digest,
     threaded ...) is games.mail.kinds'. `phase`: the game's phase the email is about
     (with `game`), the one it is kept for (`one_email_per_phase`); `header_phase`: the one
@@ -386,22 +538,47 @@ def _send(kind: str, user: User | None, context: dict[str, Any], *, to: str = ""
         headers = {**(headers or {}), **phase_headers(game, shown_phase)}
     if game is not None and kinds.of(kind).threaded:
         headers = {**(headers or {}), **thread_headers(game, kind)}
-    return outbox.queue(kind, to or (user.email if user else ""), subject, text, html,
-                        user=user, game=game, reply_to=reply_to, headers=headers,
-                        phase_number=phase, hold_until=hold_until,
-                        summary=summary, messages_upto=upto)
+    return outbox.queue(
+        kind,
+        to or (user.email if user else ""),
+        subject,
+        text,
+        html,
+        user=user,
+        game=game,
+        reply_to=reply_to,
+        headers=headers,
+        phase_number=phase,
+        hold_until=hold_until,
+        summary=summary,
+        messages_upto=upto,
+    )
 
 
-def _owed(kind: str, game: Game, seat: Seat, phase_number: int | None,
-          hold_until: datetime | None, summary: str) -> OutgoingEmail | None:
+def _owed(
+    kind: str,
+    game: Game,
+    seat: Seat,
+    phase_number: int | None,
+    hold_until: datetime | None,
+    summary: str,
+) -> OutgoingEmail | None:
     """A held row of owed news that is never sent as it is (`_never_sent`): nothing is
     rendered for it (issue 11: notifying a phase costs what its emails that go cost); its
     summary says what it owes, for whoever reads the outbox."""
     user = seat.user
-    return outbox.queue(kind, user.email if user else "", f"{summary}: {game.name}",
-                        f"{summary}: told in the next email of the game.\n", "",
-                        user=user, game=game, phase_number=phase_number,
-                        hold_until=hold_until, summary=summary)
+    return outbox.queue(
+        kind,
+        user.email if user else "",
+        f"{summary}: {game.name}",
+        f"{summary}: told in the next email of the game.\n",
+        "",
+        user=user,
+        game=game,
+        phase_number=phase_number,
+        hold_until=hold_until,
+        summary=summary,
+    )
 
 
 def _never_sent(kind: str, user: User | None, hold_until: datetime | None) -> bool:
@@ -409,24 +586,40 @@ def _never_sent(kind: str, user: User | None, hold_until: datetime | None) -> bo
     told in the person's next email, or composed afresh once due (games.mail.notify), so
     it is not rendered (`_owed`). A row held for the digest (HELD) is sent in it, and an
     answer to a move (move_accepted) may go alone: those are rendered."""
-    return hold_until is not None and kinds.of(kind).owed_news \
+    return (
+        hold_until is not None
+        and kinds.of(kind).owed_news
         and outbox.status_for(user, kind) == outbox.Status.QUEUED
+    )
 
 
-def _messages_context(kind: str, seat: Seat | None, hold_until: datetime | None,
-                      newest_message: int | None = None) -> tuple[dict[str, Any], int | None]:
+def _messages_context(
+    kind: str, seat: Seat | None, hold_until: datetime | None, newest_message: int | None = None
+) -> tuple[dict[str, Any], int | None]:
     """The unread messages an email tells, and the newest one's id (None: it tells
     none, so the next email tells them): not in a held email (it may be folded unsent),
     nor to a person who muted the game or reads messages on the page only."""
     empty: dict[str, Any] = {"messages": [], "messages_cut": False}
-    if not kinds.of(kind).carries_talk or seat is None or hold_until is not None \
-            or seat.mail_muted or chat_mode(seat.user) == MessageEmails.OFF:
+    if (
+        not kinds.of(kind).carries_talk
+        or seat is None
+        or hold_until is not None
+        or seat.mail_muted
+        or chat_mode(seat.user) == MessageEmails.OFF
+    ):
         return empty, None
     unread, cut = chat.unread_by_email(seat, newest=newest_message)
     if not unread:
         return empty, None
-    shown = [{"heading": chat.heading(m, seat), "turn": m.turn, "text": m.text,
-              "lines": m.text.split("\n")} for m in unread]
+    shown = [
+        {
+            "heading": chat.heading(m, seat),
+            "turn": m.turn,
+            "text": m.text,
+            "lines": m.text.split("\n"),
+        }
+        for m in unread
+    ]
     return {"messages": shown, "messages_cut": cut}, unread[-1].pk
 
 
@@ -443,17 +636,18 @@ def thread_root(game: Game) -> str:
 def thread_headers(game: Game, kind: str) -> dict[str, str]:
     """One thread per game: every email refers to the game's root (its own Message-ID,
     the outbox's, is the same on every attempt to send it)."""
-    return {"In-Reply-To": thread_root(game), "References": thread_root(game),
-            KIND_HEADER: kind}
+    return {"In-Reply-To": thread_root(game), "References": thread_root(game), KIND_HEADER: kind}
 
 
 def _footer(kind: str, user: User | None, game: Game | None) -> dict[str, str]:
     if user is None or kinds.of(kind).transactional:
         return {"prefs_url": outbox.preferences_url(), "unsubscribe_url": "", "mute_url": ""}
     muting = game is not None and kinds.of(kind).mute_link
-    return {"prefs_url": outbox.preferences_url(),
-            "unsubscribe_url": outbox.unsubscribe_url(user),
-            "mute_url": outbox.mute_url(user, game) if muting and game else ""}
+    return {
+        "prefs_url": outbox.preferences_url(),
+        "unsubscribe_url": outbox.unsubscribe_url(user),
+        "mute_url": outbox.mute_url(user, game) if muting and game else "",
+    }
 
 
 def can_mail(user: User | None, kind: str) -> bool:
@@ -477,13 +671,21 @@ def _may_reply_again(game: Game, seat: Seat, accepted: bool) -> bool:
 
 
 def _game_context(game: Game, user: User | None) -> dict[str, Any]:
-    return {"game": game, "name": display_name(user) if user else "",
-            "site_url": settings.SITE_URL,
-            "game_url": absolute_url("game", game.pk)}
+    return {
+        "game": game,
+        "name": display_name(user) if user else "",
+        "site_url": settings.SITE_URL,
+        "game_url": absolute_url("game", game.pk),
+    }
 
 
-def _ask_context(game: Game, seat: Seat, since: int | None = None,
-                 shown: Presentation | None = None, magic_path: str = "") -> dict[str, Any]:
+def _ask_context(
+    game: Game,
+    seat: Seat,
+    since: int | None = None,
+    shown: Presentation | None = None,
+    magic_path: str = "",
+) -> dict[str, Any]:
     """Everything a player needs to move without opening the site: what is asked, the
     board, their hand, the scores, what happened (after phase `since`, or the last few
     events), the deadline, a link and a reply."""
@@ -491,20 +693,27 @@ def _ask_context(game: Game, seat: Seat, since: int | None = None,
     v, names = shown.view, shown.names
     assert v is not None, "a running game has a state"
     return {
-        **_game_context(game, seat.user), "v": v,
+        **_game_context(game, seat.user),
+        "v": v,
         "phase_label": phase_label(v["phase"]),
         "phase_sentence": shown.phase_sentence(),
-        "asked": asked(v, names), "examples": examples(v),
-        "board": board_text(v), "card": v.get("card") or "", "card_text": card_text(v.get("card")),
-        "hand": hand(v), "scores": scores(v, names),
+        "asked": asked(v, names),
+        "examples": examples(v),
+        "board": board_text(v),
+        "card": v.get("card") or "",
+        "card_text": card_text(v.get("card")),
+        "hand": hand(v),
+        "scores": scores(v, names),
         "decisions": [f"{d.name}: {d.cards} ({d.actions})" for d in shown.decisions()],
         "sealed": sealed_text(v),
-        "events": [line.text for line in shown.events(last=EVENTS_SHOWN)] if since is None
+        "events": [line.text for line in shown.events(last=EVENTS_SHOWN)]
+        if since is None
         else news_since(shown, since, game.phase_number),
         "since_last_email": since is not None,
         "deadline": deadline_text(game, seat.user),
         "magic_url": absolute_url(
-            magic_path or tokens.magic_link_path(seat, game, game.phase_number)),
+            magic_path or tokens.magic_link_path(seat, game, game.phase_number)
+        ),
     }
 
 
@@ -550,8 +759,12 @@ def hand(v: View) -> dict[str, Any]:
     viewer = v["viewer"]
     assert viewer is not None, "a hand is shown only to its player"
     me = v["players"][viewer]
-    return {"ducats": me.get("ducats"), "cards": [card_name(c) for c in me.get("hand", [])],
-            "knights": me.get("knights_in_supply"), "walls": v.get("wall_supply")}
+    return {
+        "ducats": me.get("ducats"),
+        "cards": [card_name(c) for c in me.get("hand", [])],
+        "knights": me.get("knights_in_supply"),
+        "walls": v.get("wall_supply"),
+    }
 
 
 def scores(v: View, names: Names, ranked: bool = False) -> list[str]:
@@ -563,8 +776,10 @@ def scores(v: View, names: Names, ranked: bool = False) -> list[str]:
     for colour, data in players:
         you = " (you)" if colour == v["viewer"] else ""
         money = f", {plural(data['ducats'], 'ducat')}" if "ducats" in data else ""
-        lines.append(f"{name_of(colour, names)} ({colour}){you}: power {data['power']}{money}, "
-                     f"{plural(data['hand_size'], 'politics card')}")
+        lines.append(
+            f"{name_of(colour, names)} ({colour}){you}: power {data['power']}{money}, "
+            f"{plural(data['hand_size'], 'politics card')}"
+        )
     return lines
 
 
@@ -581,8 +796,10 @@ def asked(v: View, names: Names) -> list[str]:
         return []
     kind, action = ask["phase"], action_text(ask.get("action") or "")
     if kind == "placement":
-        return [f"Place a {ask['colour']} castle and a knight beside it.",
-                f"Castle cells you may choose: {cells(ask['castles'])}."]
+        return [
+            f"Place a {ask['colour']} castle and a knight beside it.",
+            f"Castle cells you may choose: {cells(ask['castles'])}.",
+        ]
     if kind == "decision":
         return _asked_decision(v, ask)
     if kind == "negotiation":
@@ -602,8 +819,10 @@ def asked(v: View, names: Names) -> list[str]:
 
 def _asked_decision(v: View, ask: Ask) -> list[str]:
     count = ask["cards"]
-    lines = [f"Choose {plural(count, 'decision card')} (1, 2 or 3) for the action card "
-             f"{v.get('card')}: {card_text(v.get('card'))}."]
+    lines = [
+        f"Choose {plural(count, 'decision card')} (1, 2 or 3) for the action card "
+        f"{v.get('card')}: {card_text(v.get('card'))}."
+    ]
     if ask.get("politics"):
         played = " or ".join(card_name(c) for c in ask["politics"])
         lines.append(f"You may play {played} with a card.")
@@ -614,20 +833,25 @@ def _asked_negotiation(v: View, ask: Ask, action: str, names: Names) -> list[str
     offer = ask.get("offer")
     if offer and offer[0] != v["viewer"]:
         offerer, ducats = offer_parts(offer)
-        return [f"{name_of(offerer, names)} offers you {plural(ducats, 'ducat')} to perform "
-                f"{action} alone. Accept, offer more (you have {ask['max_offer']} ducats), "
-                "or break off for a duel."]
-    return [f"Negotiate over {action}: offer the other player ducats to perform it alone "
-            f"(you have {ask['max_offer']}), or break off for a duel."]
+        return [
+            f"{name_of(offerer, names)} offers you {plural(ducats, 'ducat')} to perform "
+            f"{action} alone. Accept, offer more (you have {ask['max_offer']} ducats), "
+            "or break off for a duel."
+        ]
+    return [
+        f"Negotiate over {action}: offer the other player ducats to perform it alone "
+        f"(you have {ask['max_offer']}), or break off for a duel."
+    ]
 
 
 def _asked_perform(ask: Ask) -> list[str]:
     if "walls" in ask:
-        return [f"Place up to {plural(ask['walls'], 'wall')} ({len(ask['edges'])} places are "
-                "legal), or pass."]
+        return [
+            f"Place up to {plural(ask['walls'], 'wall')} ({len(ask['edges'])} places are "
+            "legal), or pass."
+        ]
     if "swords" in ask:
-        lines = [f"Use {plural(ask['swords'], 'sword')}: place knights, expand a region, "
-                 "or pass."]
+        lines = [f"Use {plural(ask['swords'], 'sword')}: place knights, expand a region, or pass."]
         if ask.get("knights"):
             lines.append(f"Knights may go to: {cells(ask['knights'])}.")
         if ask.get("expansions"):
@@ -655,8 +879,10 @@ def examples(v: View) -> list[str]:
         return [f"offer {min(3, ask['max_offer'])}", "break off"]
     if kind == "duel":
         treasure = ask.get("treasure") or []
-        return [f"bid {min(5, ask['max_ducats'])}",
-                *([f"bid 0 treasure {treasure[0]}"] if treasure else [])]
+        return [
+            f"bid {min(5, ask['max_ducats'])}",
+            *([f"bid 0 treasure {treasure[0]}"] if treasure else []),
+        ]
     if kind == "perform":
         return _perform_examples(ask)
     if kind == "crown" and v.get("pile_cards"):
@@ -667,7 +893,7 @@ def examples(v: View) -> list[str]:
 def _perform_examples(ask: Ask) -> list[str]:
     if "walls" in ask:
         edges = [edge(pair) for pair in ask["edges"]]
-        return ["walls " + " ".join(edges[:ask["walls"]]), "pass"] if edges else ["pass"]
+        return ["walls " + " ".join(edges[: ask["walls"]]), "pass"] if edges else ["pass"]
     if "swords" in ask:
         found = [f"knight {cell(ask['knights'][0])}"] if ask.get("knights") else []
         if ask.get("expansions"):
@@ -701,25 +927,29 @@ def cells(values: list[list[int]]) -> str:
 
 EXTENDED = "deadline_extended"
 DEADLINE_HEADER = "X-Lowenherz-Deadline"  # the deadline (ISO) an extension email tells
-UNSENT = (OutgoingEmail.Status.QUEUED, OutgoingEmail.Status.RETRYING,
-          OutgoingEmail.Status.HELD)
+UNSENT = (OutgoingEmail.Status.QUEUED, OutgoingEmail.Status.RETRYING, OutgoingEmail.Status.HELD)
 
 
 @receiver(deadlines.deadline_extended)
-def _on_deadline_extended(sender: Any, game: Game, event: Event, by: User | None = None,
-                          **kwargs: Any) -> None:
+def _on_deadline_extended(
+    sender: Any, game: Game, event: Event, by: User | None = None, **kwargs: Any
+) -> None:
     deadline_extended(game, event.data, by=by)
 
 
-def deadline_extended(game: Game, extension: dict[str, Any], *,
-                      by: User | None = None) -> list[OutgoingEmail]:
+def deadline_extended(
+    game: Game, extension: dict[str, Any], *, by: User | None = None
+) -> list[OutgoingEmail]:
     """Tell every person seated that the deadline moved: by whom, until when (in their
     own time zone). `extension`: the "deadline_extended" event's data; `by`: who extended
     it (None: the site, for an absence). The caller holds the game's row lock. Returns the
     emails queued."""
     deadline = str(extension["deadline"])
-    people = list(game.seats.filter(PERSON, mail_muted=False)
-                  .select_related("user__profile").order_by("position"))
+    people = list(
+        game.seats.filter(PERSON, mail_muted=False)
+        .select_related("user__profile")
+        .order_by("position")
+    )
     unanswered = set(deadlines.unanswered(game).values_list("pk", flat=True))
     queued = []
     for seat in people:
@@ -729,26 +959,37 @@ def deadline_extended(game: Game, extension: dict[str, Any], *,
         assert user is not None  # _can_mail
         replaced = _replace_unsent_extensions(seat, game)
         shown = present(game, seat)
-        changes = [*(e.summary for e in replaced),
-                   extension_sentence(extension, seat, shown.names, by)]
+        changes = [
+            *(e.summary for e in replaced),
+            extension_sentence(extension, seat, shown.names, by),
+        ]
         awaited = seat.pk in unanswered and seat.plays_in_person
         held = outbox.status_for(user, EXTENDED) == outbox.Status.HELD
         ask = awaited and not held  # a digest is read, not answered
-        context = {**(_ask_context(game, seat) if ask else _game_context(game, user)),
-                   "changes": changes, "deadline": deadline_text(game, user),
-                   "awaited": awaited, "ask": ask,
-                   "phase_sentence": shown.phase_sentence()}
-        email = _send(EXTENDED, user, context, game=game,
-                      reply_to=tokens.reply_address(seat, game.phase_number) if ask else "",
-                      phase=game.phase_number, headers={DEADLINE_HEADER: deadline},
-                      summary=" ".join(changes))
+        context = {
+            **(_ask_context(game, seat) if ask else _game_context(game, user)),
+            "changes": changes,
+            "deadline": deadline_text(game, user),
+            "awaited": awaited,
+            "ask": ask,
+            "phase_sentence": shown.phase_sentence(),
+        }
+        email = _send(
+            EXTENDED,
+            user,
+            context,
+            game=game,
+            reply_to=tokens.reply_address(seat, game.phase_number) if ask else "",
+            phase=game.phase_number,
+            headers={DEADLINE_HEADER: deadline},
+            summary=" ".join(changes),
+        )
         if email is not None:
             queued.append(email)
     return queued
 
 
-def extension_sentence(extension: dict[str, Any], seat: Seat, names: Names,
-                       by: User | None) -> str:
+def extension_sentence(extension: dict[str, Any], seat: Seat, names: Names, by: User | None) -> str:
     """Who extended the deadline, to the reader of the seat ("You" if it was them)."""
     if extension.get("reason") == "creator":
         hours = plural(int(extension["hours"]), "hour")
@@ -766,20 +1007,25 @@ def extension_sentence(extension: dict[str, Any], seat: Seat, names: Names,
 
 def _extension_told(seat: Seat, game: Game, deadline: str) -> bool:
     """Whether an email to the person tells this deadline already (in any state)."""
-    return any(headers.get(DEADLINE_HEADER) == deadline for headers in OutgoingEmail.objects
-               .filter(kind=EXTENDED, user=seat.user_id, game=game)
-               .values_list("headers", flat=True))
+    return any(
+        headers.get(DEADLINE_HEADER) == deadline
+        for headers in OutgoingEmail.objects.filter(
+            kind=EXTENDED, user=seat.user_id, game=game
+        ).values_list("headers", flat=True)
+    )
 
 
 def _replace_unsent_extensions(seat: Seat, game: Game) -> list[OutgoingEmail]:
     """The person's extension emails of the game not sent yet, which the new one replaces
     (each claimed here; one a worker claimed meanwhile is sent, and not replaced)."""
     replaced = []
-    for email in OutgoingEmail.objects.filter(kind=EXTENDED, user=seat.user_id, game=game,
-                                              status__in=UNSENT).order_by("created_at", "pk"):
+    for email in OutgoingEmail.objects.filter(
+        kind=EXTENDED, user=seat.user_id, game=game, status__in=UNSENT
+    ).order_by("created_at", "pk"):
         if OutgoingEmail.objects.filter(pk=email.pk, status__in=UNSENT).update(
-                status=OutgoingEmail.Status.FOLDED,
-                last_error="replaced by the email of a later extension"):
+            status=OutgoingEmail.Status.FOLDED,
+            last_error="replaced by the email of a later extension",
+        ):
             replaced.append(email)
     return replaced
 
@@ -806,10 +1052,16 @@ def repair_needed(game: Game) -> list[OutgoingEmail]:
     if not settings.ADMINS:
         log.warning("game %s needs repair; no ADMINS are set to email about it", game.pk)
         return []
-    context = {"game": game, "game_url": absolute_url("game", game.pk),
-               "since": game.needs_repair_since, "attempts": game.resolve_failures,
-               "error": game.resolve_error,
-               "error_line": (game.resolve_error.strip().splitlines() or [""])[-1]}
-    queued = [_send(REPAIR, None, {**context, "name": name}, to=address, game=game)
-              for name, address in settings.ADMINS]
+    context = {
+        "game": game,
+        "game_url": absolute_url("game", game.pk),
+        "since": game.needs_repair_since,
+        "attempts": game.resolve_failures,
+        "error": game.resolve_error,
+        "error_line": (game.resolve_error.strip().splitlines() or [""])[-1],
+    }
+    queued = [
+        _send(REPAIR, None, {**context, "name": name}, to=address, game=game)
+        for name, address in settings.ADMINS
+    ]
     return [email for email in queued if email is not None]

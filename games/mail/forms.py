@@ -31,12 +31,14 @@ def parse_hours(text: str) -> list[int]:
     """'24, 2' is [24, 2]: hours before a deadline, largest first, each once."""
     words = [w for w in re.split(r"[\s,;]+", text) if w]
     if not all(w.isascii() and w.isdigit() for w in words):
-        raise forms.ValidationError("Write whole numbers of hours, separated by commas, "
-                                    "like 24, 2.")
+        raise forms.ValidationError(
+            "Write whole numbers of hours, separated by commas, like 24, 2."
+        )
     hours = sorted({int(w) for w in words}, reverse=True)
     if any(not 1 <= h <= MAX_REMINDER_HOURS for h in hours):
-        raise forms.ValidationError(f"A reminder comes 1 to {MAX_REMINDER_HOURS} hours "
-                                    "before a deadline.")
+        raise forms.ValidationError(
+            f"A reminder comes 1 to {MAX_REMINDER_HOURS} hours before a deadline."
+        )
     if len(hours) > MAX_REMINDERS:
         raise forms.ValidationError(f"At most {MAX_REMINDERS} reminders per deadline.")
     return hours
@@ -44,23 +46,35 @@ def parse_hours(text: str) -> list[int]:
 
 class NotificationsForm(forms.ModelForm):
     mode = forms.ChoiceField(
-        label="Email", choices=EmailPreference.choices, widget=forms.RadioSelect)
+        label="Email", choices=EmailPreference.choices, widget=forms.RadioSelect
+    )
     messages = forms.ChoiceField(
-        label="Messages of the table", choices=MessageEmails.choices, widget=forms.RadioSelect,
+        label="Messages of the table",
+        choices=MessageEmails.choices,
+        widget=forms.RadioSelect,
         required=False,
-        help_text="What the other players write to you or to everyone at the table.")
+        help_text="What the other players write to you or to everyone at the table.",
+    )
     reminder_hours = forms.CharField(
-        label="Reminders (hours before a deadline)", required=False,
-        help_text="Like 24, 2. Empty: 24 and 2 hours before. Only when your move is missing.")
+        label="Reminders (hours before a deadline)",
+        required=False,
+        help_text="Like 24, 2. Empty: 24 and 2 hours before. Only when your move is missing.",
+    )
     away_from = forms.DateTimeField(
-        label="Away from", required=False, widget=datetime_input(),
+        label="Away from",
+        required=False,
+        widget=datetime_input(),
         input_formats=[DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%d"],
-        help_text="In your time zone. Empty: from now.")
+        help_text="In your time zone. Empty: from now.",
+    )
     away_until = forms.DateTimeField(
-        label="Away until", required=False, widget=datetime_input(),
+        label="Away until",
+        required=False,
+        widget=datetime_input(),
         input_formats=[DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%d"],
         help_text="Your games pause or extend their deadlines while you are away, "
-                  "as each game's settings say.")
+        "as each game's settings say.",
+    )
 
     class Meta:
         model = Notifications
@@ -102,8 +116,9 @@ class NotificationsForm(forms.ModelForm):
         elif end and end > now + MAX_ABSENCE:
             # The sweeper counts deadlines from the return: a date centuries away is a
             # typing error, and a game waits a year at most.
-            self.add_error("away_until", f"An absence ends within {MAX_ABSENCE.days} days "
-                                         "from now.")
+            self.add_error(
+                "away_until", f"An absence ends within {MAX_ABSENCE.days} days from now."
+            )
         elif end and not start:
             data["away_from"] = now  # "until Friday" means from now on
         return data
@@ -124,8 +139,10 @@ def _within(moment: datetime | None, now: datetime) -> datetime | None:
 
 class InviteByEmailForm(forms.Form):
     addresses = forms.CharField(
-        label="Email addresses", widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=f"Up to {MAX_ADDRESSES}, separated by commas or new lines.")
+        label="Email addresses",
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text=f"Up to {MAX_ADDRESSES}, separated by commas or new lines.",
+    )
 
     def clean_addresses(self) -> list[str]:
         words = [w for w in re.split(r"[\s,;]+", self.cleaned_data["addresses"]) if w]

@@ -67,17 +67,25 @@ AUTO_REPLY_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Autoresponder")
 AUTOMATIC_PRECEDENCE = frozenset({"bulk", "junk", "list", "auto_reply"})
 ROBOTS = frozenset({"mailer-daemon", "postmaster"})
 
-UNKNOWN = ("this reply address is not known here (it may have been mistyped): reply to the "
-           "latest email from the game")
+UNKNOWN = (
+    "this reply address is not known here (it may have been mistyped): reply to the "
+    "latest email from the game"
+)
 USED = "this reply address was already used; reply to the latest email"
-WRONG_SENDER = ("this reply address belongs to a player whose account has another email "
-                "address, and a forwarded email cannot move for someone else. If it is your "
-                "seat, reply from the address your account uses (see your profile).")
-TOO_LARGE = (f"your email is larger than {MAX_MESSAGE_BYTES // 1024} KB: reply with the "
-             "commands only, without attachments")
+WRONG_SENDER = (
+    "this reply address belongs to a player whose account has another email "
+    "address, and a forwarded email cannot move for someone else. If it is your "
+    "seat, reply from the address your account uses (see your profile)."
+)
+TOO_LARGE = (
+    f"your email is larger than {MAX_MESSAGE_BYTES // 1024} KB: reply with the "
+    "commands only, without attachments"
+)
 UNREADABLE = "your email could not be read as text: reply with the commands in plain text"
-OVER_LIMIT = ("over the limit of emails read per player (or per origin, for emails that are no "
-              "player's own): not read, not answered")
+OVER_LIMIT = (
+    "over the limit of emails read per player (or per origin, for emails that are no "
+    "player's own): not read, not answered"
+)
 
 
 class Verdict(StrEnum):
@@ -93,8 +101,13 @@ class InboundResult:
     accepted: tuple[str, ...] = ()  # the moves that entered, in the engine's notation
 
 
-def handle_message(raw: bytes, *, envelope_to: list[str] | None = None,
-                   envelope_from: str | None = None, origin: str = "") -> InboundResult:
+def handle_message(
+    raw: bytes,
+    *,
+    envelope_to: list[str] | None = None,
+    envelope_from: str | None = None,
+    origin: str = "",
+) -> InboundResult:
     """Act on one email (RFC 822 bytes) and answer it. `envelope_to` and `envelope_from`
     are the SMTP envelope when the way in knows it ("" is a bounce's null sender);
     `origin` where it came from (`origin_of`), "" if the way in cannot tell. Database
@@ -136,11 +149,13 @@ def _reply_text(raw: bytes, reply: ReplyToken) -> str | None:
     exceptions on malformed MIME (ValueError, LookupError, AttributeError,
     HeaderParseError...); none of them is a reason for a 500 or a retry, and nothing has
     changed yet, so any of them means "unreadable"."""
-    sent = outbox.sent_with(tokens.address_of(reply.token), reply.seat.user_id,
-                            reply.seat.game_id, replies.SENT_EMAILS)
+    sent = outbox.sent_with(
+        tokens.address_of(reply.token), reply.seat.user_id, reply.seat.game_id, replies.SENT_EMAILS
+    )
     try:
-        return replies.reply_text(BytesParser(policy=policy.default).parsebytes(raw),
-                                  replies.originals(sent))
+        return replies.reply_text(
+            BytesParser(policy=policy.default).parsebytes(raw), replies.originals(sent)
+        )
     except Exception:
         logger.warning("inbound email: its body could not be read", exc_info=True)
         return None
@@ -158,13 +173,20 @@ def is_automatic(headers: Message, envelope_from: str | None) -> bool:
     out-of-office reply without a header that says so is known by its subject."""
     auto = str(headers.get("Auto-Submitted", "")).strip().lower() or "no"
     precedence = str(headers.get("Precedence", "")).strip().lower()
-    robot = any(address.partition("@")[0].lower() in ROBOTS
-                for address in (sender_of(headers), envelope_from or ""))
-    return (envelope_from == "" or str(headers.get("Return-Path", "")).strip() == "<>"
-            or auto != "no" or precedence in AUTOMATIC_PRECEDENCE or robot
-            or any(name in headers for name in AUTO_REPLY_HEADERS)
-            or headers.get_content_type() == "multipart/report"
-            or out_of_office.is_out_of_office(str(headers.get("Subject", ""))))
+    robot = any(
+        address.partition("@")[0].lower() in ROBOTS
+        for address in (sender_of(headers), envelope_from or "")
+    )
+    return (
+        envelope_from == ""
+        or str(headers.get("Return-Path", "")).strip() == "<>"
+        or auto != "no"
+        or precedence in AUTOMATIC_PRECEDENCE
+        or robot
+        or any(name in headers for name in AUTO_REPLY_HEADERS)
+        or headers.get_content_type() == "multipart/report"
+        or out_of_office.is_out_of_office(str(headers.get("Subject", "")))
+    )
 
 
 def is_ours(address: str) -> bool:
@@ -176,8 +198,7 @@ def is_ours(address: str) -> bool:
 def is_reply_address(address: str) -> bool:
     """`play+TOKEN@REPLY_DOMAIN`, in form (whether the token exists is not asked)."""
     domain = address.strip().strip("<>").rpartition("@")[2]
-    return tokens.token_of(address) is not None and domain.lower() == \
-        settings.REPLY_DOMAIN.lower()
+    return tokens.token_of(address) is not None and domain.lower() == settings.REPLY_DOMAIN.lower()
 
 
 def token_in(headers: Message, envelope_to: Iterable[str]) -> str | None:
@@ -190,8 +211,7 @@ def token_in(headers: Message, envelope_to: Iterable[str]) -> str | None:
 def _reply_token(token: str | None) -> ReplyToken | None:
     if not token:
         return None
-    return (ReplyToken.objects.select_related("seat__game", "seat__user")
-            .filter(token=token).first())
+    return ReplyToken.objects.select_related("seat__game", "seat__user").filter(token=token).first()
 
 
 def _within_limit(reply: ReplyToken | None, sender: str, origin: str) -> bool:
@@ -210,8 +230,10 @@ def _is_live_and_own(reply: ReplyToken, sender: str) -> bool:
     """A token that only the seat's player holds (it came in an email to them), sent from
     their address, of a game still running: any of its phases, used or not (talk may
     answer any email of the game, and a stale move earns an answer that says so)."""
-    return _sender_problem(reply.seat, sender) is None \
+    return (
+        _sender_problem(reply.seat, sender) is None
         and reply.seat.game.status == Game.Status.RUNNING
+    )
 
 
 def origin_of(way: str, address: str | None) -> str:
@@ -240,8 +262,10 @@ def _token_problem(reply: ReplyToken, game: Game) -> str | None:
     if game.status == Game.Status.FINISHED:
         return f"the game is over: see the final scores on {game_url(game)}"
     if game.status != Game.Status.RUNNING or reply.phase_number != game.phase_number:
-        return ("the game has moved on since that email: reply to the latest email, or play "
-                f"on the game's page: {game_url(game)}")
+        return (
+            "the game has moved on since that email: reply to the latest email, or play "
+            f"on the game's page: {game_url(game)}"
+        )
     return None
 
 
@@ -276,24 +300,28 @@ def _play(reply: ReplyToken, read: replies.Commands) -> InboundResult:
                 _release(reply)
             return _accept(seat, accepted, read, _say_all(seat, read))
         _release(reply)  # refused: the player may correct the move with the same address
-        unsent = " Your message was not sent either: send it again with the corrected " \
-            "move." if read.said else ""
-        return _refuse_move(seat, list(read.submissions),
-                            _refusal_text(refusal, accepted) + unsent, accepted)
+        unsent = (
+            " Your message was not sent either: send it again with the corrected move."
+            if read.said
+            else ""
+        )
+        return _refuse_move(
+            seat, list(read.submissions), _refusal_text(refusal, accepted) + unsent, accepted
+        )
 
 
 def _claim(reply: ReplyToken) -> bool:
     """Mark the token used if nobody did: one row changes for one delivery only."""
-    return ReplyToken.objects.filter(pk=reply.pk, used_at=None).update(
-        used_at=timezone.now()) == 1
+    return ReplyToken.objects.filter(pk=reply.pk, used_at=None).update(used_at=timezone.now()) == 1
 
 
 def _release(reply: ReplyToken) -> None:
     ReplyToken.objects.filter(pk=reply.pk).update(used_at=None)
 
 
-def _submit_all(game: Game, seat: Seat, read: replies.Commands
-                ) -> tuple[list[services.Outcome], tuple[str, str] | None]:
+def _submit_all(
+    game: Game, seat: Seat, read: replies.Commands
+) -> tuple[list[services.Outcome], tuple[str, str] | None]:
     """Submit in order; stop at the first refusal, returned as (command, sentence)."""
     accepted: list[services.Outcome] = []
     for text, move in zip(read.submissions, read.moves, strict=True):
@@ -307,8 +335,9 @@ def _submit_all(game: Game, seat: Seat, read: replies.Commands
 # --- answers ------------------------------------------------------------------------------------
 
 
-def _accept(seat: Seat, accepted: list[services.Outcome],
-            read: replies.Commands, talk: list[str]) -> InboundResult:
+def _accept(
+    seat: Seat, accepted: list[services.Outcome], read: replies.Commands, talk: list[str]
+) -> InboundResult:
     texts = [outcome.text for outcome in accepted]
     lines = [f"Accepted: {text}." for text in texts]
     if accepted[-1].ready:
@@ -373,19 +402,24 @@ def _reading_problem(read: replies.Commands) -> str:
         errors = "; ".join(error.rstrip(".") for error in replies.shown(read.errors, chars=400))
         return f"Nothing was applied: {errors}."
     ignored = "\n".join(_ignored_lines(read))
-    return ("No command was found in your reply: write each command on a line of its own, "
-            f"like 'decide 1, 3', above the quoted email.\n{ignored}").strip()
+    return (
+        "No command was found in your reply: write each command on a line of its own, "
+        f"like 'decide 1, 3', above the quoted email.\n{ignored}"
+    ).strip()
 
 
 def _ignored_lines(read: replies.Commands) -> list[str]:
     if not read.ignored:
         return []
-    return ["These lines were not read as commands:",
-            *(f"  {line}" for line in replies.shown(read.ignored))]
+    return [
+        "These lines were not read as commands:",
+        *(f"  {line}" for line in replies.shown(read.ignored)),
+    ]
 
 
-def _refuse_move(seat: Seat, commands: list[str], message: str,
-                 accepted: list[services.Outcome] | None = None) -> InboundResult:
+def _refuse_move(
+    seat: Seat, commands: list[str], message: str, accepted: list[services.Outcome] | None = None
+) -> InboundResult:
     if _may_refuse(seat):
         compose.move_reply(seat, False, replies.shown(commands), message)
     texts = tuple(outcome.text for outcome in accepted or [])
@@ -410,18 +444,24 @@ def _may_refuse(seat: Seat) -> bool:
     address = registered_address(seat)
     if address and limits.spend("refusal", address):
         return True
-    logger.warning("inbound email: refusal to seat %s not sent (no address, or over the "
-                   "limit of refusals per day)", seat.pk)
+    logger.warning(
+        "inbound email: refusal to seat %s not sent (no address, or over the "
+        "limit of refusals per day)",
+        seat.pk,
+    )
     return False
 
 
 def _unanswered(reason: str, sender: str, seat: Seat | None = None) -> InboundResult:
     """Refused, and nobody answered: the sender may be forged (backscatter). A known
     token from another sender is worth a warning; unknown ones are mostly spam."""
-    logger.log(logging.WARNING if seat else logging.INFO,
-               "inbound email from %r refused without an answer (seat %s): %s",
-               replies.cut(sender, 100), seat.pk if seat else "unknown",
-               reason.partition("\n")[0])
+    logger.log(
+        logging.WARNING if seat else logging.INFO,
+        "inbound email from %r refused without an answer (seat %s): %s",
+        replies.cut(sender, 100),
+        seat.pk if seat else "unknown",
+        reason.partition("\n")[0],
+    )
     return InboundResult(Verdict.REFUSED, reason)
 
 

@@ -42,11 +42,18 @@ class Kind:
 
 KINDS: dict[str, Kind] = {
     # A game's play.
-    "your_turn": Kind(threaded=True, ask=True, mute_link=True, one_per_phase=True,
-                      carries_talk=True),
+    "your_turn": Kind(
+        threaded=True, ask=True, mute_link=True, one_per_phase=True, carries_talk=True
+    ),
     "reminder": Kind(threaded=True, ask=True, mute_link=True),
-    "results": Kind(threaded=True, digest=True, mute_link=True, one_per_phase=True,
-                    carries_talk=True, owed_news=True),
+    "results": Kind(
+        threaded=True,
+        digest=True,
+        mute_link=True,
+        one_per_phase=True,
+        carries_talk=True,
+        owed_news=True,
+    ),
     "game_over": Kind(threaded=True, digest=True, one_per_phase=True, carries_talk=True),
     "messages": Kind(threaded=True, digest=True, mute_link=True, carries_talk=True),
     # Told in the next email of the game, or by "messages" once due.
@@ -81,8 +88,10 @@ def of(name: str) -> Kind:
     try:
         return KINDS[name]
     except KeyError:
-        raise UnknownKind(f"{name!r} is no kind of email: games.mail.kinds.KINDS names "
-                          f"every kind the site sends ({', '.join(sorted(KINDS))})") from None
+        raise UnknownKind(
+            f"{name!r} is no kind of email: games.mail.kinds.KINDS names "
+            f"every kind the site sends ({', '.join(sorted(KINDS))})"
+        ) from None
 
 
 def template(name: str) -> str:

@@ -111,8 +111,7 @@ def phase_changed(game_id: int, phase_number: int) -> None:
             with outbox.batched():
                 _tell(game, people, number, shown, newest)
         game.notified_phase = phase_number
-        keep_due(game, progressed=False, saving=["notified_phase"],
-                 submitted=submitted_of(seats))
+        keep_due(game, progressed=False, saving=["notified_phase"], submitted=submitted_of(seats))
 
 
 def _locked(game_id: int) -> Game:
@@ -121,9 +120,11 @@ def _locked(game_id: int) -> Game:
     message. The seats come in a statement after the one that took the lock, so they
     see every submission and message stored before: both take that lock first (services,
     chat.post), and none is stored while notify holds it."""
-    return (Game.objects.select_for_update()
-            .prefetch_related(Prefetch("seats", queryset=_seats_told().all()))
-            .get(pk=game_id))
+    return (
+        Game.objects.select_for_update()
+        .prefetch_related(Prefetch("seats", queryset=_seats_told().all()))
+        .get(pk=game_id)
+    )
 
 
 @cache
@@ -134,12 +135,20 @@ def _seats_told() -> QuerySet[Seat]:
     return chat.with_newest(with_submitted(seats)).order_by("position")
 
 
-def _tell(game: Game, people: list[Seat], phase_number: int,
-          shown: dict[int, Presentation], newest: int) -> None:
+def _tell(
+    game: Game, people: list[Seat], phase_number: int, shown: dict[int, Presentation], newest: int
+) -> None:
     final = game.is_finished and phase_number == game.phase_number
     current = game.status == Game.Status.RUNNING and phase_number == game.phase_number
-    asked = [seat for seat in people if not final and not seat.mail_muted and current
-             and seat.colour in game.waiting and seat.plays_in_person]
+    asked = [
+        seat
+        for seat in people
+        if not final
+        and not seat.mail_muted
+        and current
+        and seat.colour in game.waiting
+        and seat.plays_in_person
+    ]
     queued, told, stale = _ledger(game, people, phase_number)
     superseding = [seat.user_id for seat in asked if seat.user_id in stale]
     if superseding:  # one UPDATE for them: their asks of earlier phases unsent are stale
@@ -149,37 +158,77 @@ def _tell(game: Game, people: list[Seat], phase_number: int,
     held = outbox.held_of([seat.user_id for seat in told_now], game) if told_now else {}
     # Every person's news of the phase (and an asked one's since their last email) in
     # one query: each keeps what it may read.
-    first = min([compose.news_from(told.get(seat.user_id, 0), phase_number)
-                 for seat in told_now], default=phase_number)
-    read_together([shown[seat.pk] for seat in people if final or not seat.mail_muted],
-                  min(first, phase_number), phase_number)
-    links = tokens.links(game, [seat for seat in asked if ("your_turn", seat.user_id) not in queued
-                                and compose.can_mail(seat.user, "your_turn")], new_phase=True)
+    first = min(
+        [compose.news_from(told.get(seat.user_id, 0), phase_number) for seat in told_now],
+        default=phase_number,
+    )
+    read_together(
+        [shown[seat.pk] for seat in people if final or not seat.mail_muted],
+        min(first, phase_number),
+        phase_number,
+    )
+    links = tokens.links(
+        game,
+        [
+            seat
+            for seat in asked
+            if ("your_turn", seat.user_id) not in queued
+            and compose.can_mail(seat.user, "your_turn")
+        ],
+        new_phase=True,
+    )
     for seat in people:
         if final:
-            _tell_now(game, seat, "game_over", compose.game_over, queued, shown[seat.pk],
-                      told.get(seat.user_id, 0), newest, held.get(seat.user_id, []))
+            _tell_now(
+                game,
+                seat,
+                "game_over",
+                compose.game_over,
+                queued,
+                shown[seat.pk],
+                told.get(seat.user_id, 0),
+                newest,
+                held.get(seat.user_id, []),
+            )
         elif seat in asked:
             ask = partial(compose.your_turn, links=links.get(seat.pk))
-            _tell_now(game, seat, "your_turn", ask, queued, shown[seat.pk],
-                      told.get(seat.user_id, 0), newest, held.get(seat.user_id, []))
+            _tell_now(
+                game,
+                seat,
+                "your_turn",
+                ask,
+                queued,
+                shown[seat.pk],
+                told.get(seat.user_id, 0),
+                newest,
+                held.get(seat.user_id, []),
+            )
         elif not seat.mail_muted:  # muted: nothing but the final scores
             _owe_results(game, seat, phase_number, queued, shown[seat.pk])
 
 
-def _ledger(game: Game, people: list[Seat], phase_number: int
-            ) -> tuple[set[tuple[str, int]], dict[int | None, int], set[int | None]]:
+def _ledger(
+    game: Game, people: list[Seat], phase_number: int
+) -> tuple[set[tuple[str, int]], dict[int | None, int], set[int | None]]:
     """What the outbox holds of the people's phase emails and asks of the game, in one
     query: the (kind, user) of this phase's (in any state), each person's last phase told
     (`told_up_to`), and who has an ask that an ask of this phase supersedes (most often
     nobody: their emails went out long before the phase ended)."""
-    rows = (OutgoingEmail.objects
-            .filter(game=game, user__in=[seat.user_id for seat in people],
-                    kind__in=[*kinds.ONE_PER_PHASE, *kinds.ASKS], phase_number__isnull=False)
-            .values_list("user_id", "kind").order_by()
-            .annotate(told=Max("phase_number", filter=TELLS),
-                      now=Count("pk", filter=Q(phase_number=phase_number)),
-                      stale=Count("pk", filter=outbox.stale_asks(phase_number))))
+    rows = (
+        OutgoingEmail.objects.filter(
+            game=game,
+            user__in=[seat.user_id for seat in people],
+            kind__in=[*kinds.ONE_PER_PHASE, *kinds.ASKS],
+            phase_number__isnull=False,
+        )
+        .values_list("user_id", "kind")
+        .order_by()
+        .annotate(
+            told=Max("phase_number", filter=TELLS),
+            now=Count("pk", filter=Q(phase_number=phase_number)),
+            stale=Count("pk", filter=outbox.stale_asks(phase_number)),
+        )
+    )
     queued: set[tuple[str, int]] = set()
     told: dict[int | None, int] = {}
     stale: set[int | None] = set()
@@ -194,24 +243,38 @@ def _ledger(game: Game, people: list[Seat], phase_number: int
     return queued, told, stale
 
 
-def _tell_now(game: Game, seat: Seat, kind: str, write: Callable[..., OutgoingEmail | None],
-              queued: set[tuple[str, int]], shown: Presentation, since: int,
-              newest: int, owed: list[OutgoingEmail]) -> None:
+def _tell_now(
+    game: Game,
+    seat: Seat,
+    kind: str,
+    write: Callable[..., OutgoingEmail | None],
+    queued: set[tuple[str, int]],
+    shown: Presentation,
+    since: int,
+    newest: int,
+    owed: list[OutgoingEmail],
+) -> None:
     """One email of this phase, with everything owed to the person folded in. `queued`:
     the (kind, user) of the phase's emails in the outbox already (`_ledger`, for all);
     `since`: the last phase told them (`told_up_to`); `newest`: the game's newest message
     (`chat.unread_by_email`); `owed`: their held emails of the game (`outbox.held`)."""
     if (kind, seat.user_id) in queued:
         return
-    email = write(game, seat, since=since,
-                  confirmations=[e.summary for e in owed if e.kind == "move_accepted"],
-                  shown=shown, newest_message=newest)
+    email = write(
+        game,
+        seat,
+        since=since,
+        confirmations=[e.summary for e in owed if e.kind == "move_accepted"],
+        shown=shown,
+        newest_message=newest,
+    )
     if email is not None:
         outbox.fold(owed, email)
 
 
-def _owe_results(game: Game, seat: Seat, phase_number: int, queued: set[tuple[str, int]],
-                 shown: Presentation) -> None:
+def _owe_results(
+    game: Game, seat: Seat, phase_number: int, queued: set[tuple[str, int]], shown: Presentation
+) -> None:
     if not compose.news(shown.events(phase_number=phase_number)):
         return  # nothing happened but "X has decided"
     if ("results", seat.user_id) not in queued:
@@ -223,10 +286,13 @@ def told_up_to(seat: Seat, game: Game) -> int:
     """The last phase whose news an email to the person told or tells (queued, sent or
     folded into one): their next email tells what happened after it. Not a held one, nor
     an ask that gave way to a newer one unsent (`outbox.supersede_asks`)."""
-    told = (OutgoingEmail.objects
-            .filter(TELLS, user=seat.user_id, game=game, kind__in=kinds.ONE_PER_PHASE,
-                    phase_number__isnull=False)
-            .aggregate(last=Max("phase_number"))["last"])
+    told = OutgoingEmail.objects.filter(
+        TELLS,
+        user=seat.user_id,
+        game=game,
+        kind__in=kinds.ONE_PER_PHASE,
+        phase_number__isnull=False,
+    ).aggregate(last=Max("phase_number"))["last"]
     return told or 0
 
 
@@ -248,8 +314,7 @@ def _flush(user_id: int, game_id: int, now: datetime) -> bool:
         # The game's row lock first, as phase_changed and inbound take it: one at a time.
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         owed = outbox.held(user_id, game) if game else []
-        if game is None or not any(e.next_attempt_at and e.next_attempt_at <= now
-                                   for e in owed):
+        if game is None or not any(e.next_attempt_at and e.next_attempt_at <= now for e in owed):
             return False  # told meanwhile in another email (or another sweep's)
         seat = game.seats.select_related("user__profile").filter(user_id=user_id).first()
         if seat is None:  # the person left the game: nothing more of it
@@ -259,14 +324,22 @@ def _flush(user_id: int, game_id: int, now: datetime) -> bool:
         confirmations = [e for e in owed if e.kind == "move_accepted"]
         email = None
         if phases and not seat.mail_muted:
-            email = compose.results(game, seat, None, since=told_up_to(seat, game),
-                                    upto=max(phases),
-                                    confirmations=[e.summary for e in confirmations],
-                                    reply_to=_reply_to(game, confirmations))
+            email = compose.results(
+                game,
+                seat,
+                None,
+                since=told_up_to(seat, game),
+                upto=max(phases),
+                confirmations=[e.summary for e in confirmations],
+                reply_to=_reply_to(game, confirmations),
+            )
         elif not seat.mail_muted and any(e.kind == "message_owed" for e in owed):
-            email = compose.messages(game, seat,
-                                     confirmations=[e.summary for e in confirmations],
-                                     reply_to=_reply_to(game, confirmations))
+            email = compose.messages(
+                game,
+                seat,
+                confirmations=[e.summary for e in confirmations],
+                reply_to=_reply_to(game, confirmations),
+            )
         if email is None and confirmations:  # nothing else to tell: the answer alone
             email = confirmations[-1]
             outbox.release(email)
@@ -286,8 +359,11 @@ def _reply_to(game: Game, confirmations: list[OutgoingEmail]) -> str:
 
 def reminder_hours(chosen: object) -> list[int]:
     """The person's choice of hours before a deadline ([] or nonsense: 24 and 2)."""
-    hours = {h for h in chosen if isinstance(h, int) and 1 <= h <= MAX_DEADLINE_HOURS} \
-        if isinstance(chosen, list) else set()
+    hours = (
+        {h for h in chosen if isinstance(h, int) and 1 <= h <= MAX_DEADLINE_HOURS}
+        if isinstance(chosen, list)
+        else set()
+    )
     return sorted(hours or DEFAULT_REMINDER_HOURS, reverse=True)
 
 
@@ -299,13 +375,17 @@ def _deadline_set(sender: Any, game: Game, now: datetime, **kwargs: Any) -> None
 
 
 @receiver(post_save, sender=Notifications, dispatch_uid="games.mail.notify.reminder_hours")
-def _hours_chosen(sender: Any, instance: Notifications, update_fields: Any = None,
-                  **kwargs: Any) -> None:
+def _hours_chosen(
+    sender: Any, instance: Notifications, update_fields: Any = None, **kwargs: Any
+) -> None:
     """A person chose other hours: their reminders before the deadlines running now follow
     (each game under its row lock, as a deadline moving takes it)."""
     if update_fields is None or "reminder_hours" in update_fields:
-        games = (Seat.objects.filter(user=instance.user_id, game__status=Game.Status.RUNNING)
-                 .order_by("game_id").values_list("game_id", flat=True))
+        games = (
+            Seat.objects.filter(user=instance.user_id, game__status=Game.Status.RUNNING)
+            .order_by("game_id")
+            .values_list("game_id", flat=True)
+        )
         for game_id in list(games):
             _arm_locked(game_id, timezone.now())
 
@@ -326,11 +406,16 @@ def arm_reminders(now: datetime, game: Game | None = None, *, moved: bool = Fals
         for game_id in list(running.order_by("pk").values_list("pk", flat=True)):
             _arm_locked(game_id, now)
         return
-    wanted = [r for seat_id, chosen in _seats_to_remind(game, now)
-              for r in _reminders(game, seat_id, chosen) if r.due_at > now]
+    wanted = [
+        r
+        for seat_id, chosen in _seats_to_remind(game, now)
+        for r in _reminders(game, seat_id, chosen)
+        if r.due_at > now
+    ]
     # One DELETE of the rows not due yet that are not wanted (rather than read, then delete).
-    ahead = Reminder.objects.filter(seat__in=[seat.pk for seat in game.seats.all()],
-                                    sent_at__isnull=True, due_at__gt=now)
+    ahead = Reminder.objects.filter(
+        seat__in=[seat.pk for seat in game.seats.all()], sent_at__isnull=True, due_at__gt=now
+    )
     if moved and game.deadline is not None:
         ahead.exclude(phase_number=game.phase_number, deadline=game.deadline).delete()
     else:
@@ -342,8 +427,15 @@ def arm_reminders(now: datetime, game: Game | None = None, *, moved: bool = Fals
 def _any_of(reminders: list[Reminder]) -> Q:
     """A condition that holds for the rows with the key of one of `reminders` (none: for
     no row)."""
-    keys = [Q(seat_id=r.seat_id, phase_number=r.phase_number, deadline=r.deadline,
-              hours_before=r.hours_before) for r in reminders]
+    keys = [
+        Q(
+            seat_id=r.seat_id,
+            phase_number=r.phase_number,
+            deadline=r.deadline,
+            hours_before=r.hours_before,
+        )
+        for r in reminders
+    ]
     return reduce(operator.or_, keys) if keys else Q(pk__in=[])
 
 
@@ -357,9 +449,16 @@ def _arm_locked(game_id: int, now: datetime) -> None:
 def _reminders(game: Game, seat_id: int, chosen: object) -> list[Reminder]:
     deadline = game.deadline
     assert deadline is not None  # _seats_to_remind: a deadline ahead
-    return [Reminder(seat_id=seat_id, phase_number=game.phase_number, deadline=deadline,
-                     hours_before=hours, due_at=deadline - timedelta(hours=hours))
-            for hours in reminder_hours(chosen)]
+    return [
+        Reminder(
+            seat_id=seat_id,
+            phase_number=game.phase_number,
+            deadline=deadline,
+            hours_before=hours,
+            due_at=deadline - timedelta(hours=hours),
+        )
+        for hours in reminder_hours(chosen)
+    ]
 
 
 def _seats_to_remind(game: Game, now: datetime) -> list[tuple[int, object]]:
@@ -370,8 +469,11 @@ def _seats_to_remind(game: Game, now: datetime) -> list[tuple[int, object]]:
         return []
     # The seats as the caller read them (a resolution, with the game's row lock), and
     # their people's hours in a query that joins nothing.
-    seats = [seat for seat in game.seats.all() if seat.colour in game.waiting
-             and seat.plays_in_person and not seat.mail_muted]
+    seats = [
+        seat
+        for seat in game.seats.all()
+        if seat.colour in game.waiting and seat.plays_in_person and not seat.mail_muted
+    ]
     chosen = Notifications.objects.filter(user__in=[seat.user_id for seat in seats])
     hours: dict[int | None, object] = dict(chosen.values_list("user_id", "reminder_hours"))
     return [(seat.pk, hours.get(seat.user_id)) for seat in seats]
@@ -388,8 +490,12 @@ def _remind(seat_id: int, now: datetime) -> None:
     """Claim the seat (a concurrent sweep skips it: the claim is per seat, not per row,
     so that two reminders due at once are one email), then send what is still wanted."""
     with transaction.atomic():
-        seat = (Seat.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
-                .select_related("game", "user__notifications").filter(pk=seat_id).first())
+        seat = (
+            Seat.objects.select_for_update(no_key=True, skip_locked=True, of=("self",))
+            .select_related("game", "user__notifications")
+            .filter(pk=seat_id)
+            .first()
+        )
         if seat is None:
             return
         due = Reminder.objects.filter(seat=seat, due_at__lte=now, sent_at__isnull=True)
@@ -402,15 +508,23 @@ def _remind(seat_id: int, now: datetime) -> None:
 def _reminding(seat: Seat, now: datetime) -> dict[str, Any]:
     """The phase, deadline and hours a reminder to the seat is for now (none: {"pk": None})."""
     game = seat.game
-    if (game.status != Game.Status.RUNNING or game.paused or game.deadline is None
-            or now >= game.deadline or seat.colour not in game.waiting
-            or not seat.plays_in_person
-            or seat.mail_muted
-            or seat.pending.filter(phase_number=game.phase_number).exists()):
+    if (
+        game.status != Game.Status.RUNNING
+        or game.paused
+        or game.deadline is None
+        or now >= game.deadline
+        or seat.colour not in game.waiting
+        or not seat.plays_in_person
+        or seat.mail_muted
+        or seat.pending.filter(phase_number=game.phase_number).exists()
+    ):
         return {"pk": None}
     chosen = getattr(seat.user, "notifications", None)
-    return {"phase_number": game.phase_number, "deadline": game.deadline,
-            "hours_before__in": reminder_hours(chosen.reminder_hours if chosen else None)}
+    return {
+        "phase_number": game.phase_number,
+        "deadline": game.deadline,
+        "hours_before__in": reminder_hours(chosen.reminder_hours if chosen else None),
+    }
 
 
 # --- the daily digest ------------------------------------------------------------------------
@@ -439,17 +553,20 @@ def _send_digest(user: User, now: datetime) -> bool:
         Notifications.objects.get_or_create(user=user)
         # One digest run per person at a time: two hourly runs at once send one digest.
         Notifications.objects.select_for_update().get(user=user)
-        if OutgoingEmail.objects.filter(user=user, kind="digest",
-                                        created_at__gte=moment).exists():
+        if OutgoingEmail.objects.filter(user=user, kind="digest", created_at__gte=moment).exists():
             return False  # today's digest has left; later emails wait for tomorrow's
-        held = list(OutgoingEmail.objects.filter(user=user, status=Status.HELD,
-                                                 created_at__lte=moment).order_by("created_at"))
+        held = list(
+            OutgoingEmail.objects.filter(
+                user=user, status=Status.HELD, created_at__lte=moment
+            ).order_by("created_at")
+        )
         if not held:
             return False
         digest = compose.digest(user, held)
         note = "" if digest else "not sent: the person unsubscribed before the digest"
         OutgoingEmail.objects.filter(id__in=[e.pk for e in held], status=Status.HELD).update(
-            status=Status.DIGESTED, last_error=note)
+            status=Status.DIGESTED, last_error=note
+        )
     return digest is not None
 
 

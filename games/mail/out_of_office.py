@@ -17,15 +17,42 @@ from email.header import decode_header, make_header
 
 # By language (ISO 639-1): what responders write, and what people name their own.
 SUBJECTS: dict[str, tuple[str, ...]] = {
-    "en": ("Out of office", "Out of the office", "Automatic reply", "Auto-reply", "Autoreply",
-           "Auto reply", "Auto response", "Autoresponse", "Away from the office"),
-    "de": ("Abwesenheitsnotiz", "Automatische Antwort", "Automatische Abwesenheitsnotiz",
-           "Abwesend", "Abwesenheit", "Nicht im Büro", "Außer Haus"),
+    "en": (
+        "Out of office",
+        "Out of the office",
+        "Automatic reply",
+        "Auto-reply",
+        "Autoreply",
+        "Auto reply",
+        "Auto response",
+        "Autoresponse",
+        "Away from the office",
+    ),
+    "de": (
+        "Abwesenheitsnotiz",
+        "Automatische Antwort",
+        "Automatische Abwesenheitsnotiz",
+        "Abwesend",
+        "Abwesenheit",
+        "Nicht im Büro",
+        "Außer Haus",
+    ),
     "it": ("Risposta automatica", "Fuori sede", "Fuori ufficio", "Assente", "Assenza"),
-    "fr": ("Réponse automatique", "Absence", "Absent", "Absente", "Message d'absence",
-           "Absent du bureau"),
-    "es": ("Respuesta automática", "Fuera de la oficina", "Fuera de oficina", "Ausente",
-           "Ausencia"),
+    "fr": (
+        "Réponse automatique",
+        "Absence",
+        "Absent",
+        "Absente",
+        "Message d'absence",
+        "Absent du bureau",
+    ),
+    "es": (
+        "Respuesta automática",
+        "Fuera de la oficina",
+        "Fuera de oficina",
+        "Ausente",
+        "Ausencia",
+    ),
     "nl": ("Afwezig", "Automatisch antwoord", "Niet aanwezig", "Buiten kantoor"),
     "pt": ("Resposta automática", "Fora do escritório", "Ausência"),
     "sv": ("Automatiskt svar", "Frånvaro", "Frånvarande"),
@@ -45,9 +72,16 @@ def _plain(text: str) -> str:
 # "<phrase>" alone, or followed by what is no letter (": ", " - ", " (", "]"); "[" or "*"
 # may come before it.
 _STARTS = re.compile(
-    r"[\W_]*(?:" + "|".join(sorted({re.escape(_plain(phrase)) for phrases in SUBJECTS.values()
-                                    for phrase in phrases}, key=len, reverse=True))
-    + r")(?![^\W\d_])")
+    r"[\W_]*(?:"
+    + "|".join(
+        sorted(
+            {re.escape(_plain(phrase)) for phrases in SUBJECTS.values() for phrase in phrases},
+            key=len,
+            reverse=True,
+        )
+    )
+    + r")(?![^\W\d_])"
+)
 
 
 def is_out_of_office(subject: str) -> bool:

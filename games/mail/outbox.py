@@ -129,8 +129,12 @@ def mute_user_id(signed: str, game_id: int) -> int | None:
         value = signing.loads(signed, salt=MUTE_SALT)
     except signing.BadSignature:
         return None
-    if isinstance(value, list) and len(value) == 2 and value[1] == game_id \
-            and isinstance(value[0], int):
+    if (
+        isinstance(value, list)
+        and len(value) == 2
+        and value[1] == game_id
+        and isinstance(value[0], int)
+    ):
         return value[0]
     return None
 
@@ -143,8 +147,9 @@ def unsubscribe_user_id(signed: str) -> int | None:
     """The user an unsubscribe link is for, or None if it was tampered with or is older
     than UNSUBSCRIBE_DAYS (a link found in an old email must not work forever)."""
     try:
-        value = signing.loads(signed, salt=UNSUBSCRIBE_SALT,
-                              max_age=timedelta(days=UNSUBSCRIBE_DAYS))
+        value = signing.loads(
+            signed, salt=UNSUBSCRIBE_SALT, max_age=timedelta(days=UNSUBSCRIBE_DAYS)
+        )
     except signing.BadSignature:  # SignatureExpired is one
         return None
     return value if isinstance(value, int) else None
@@ -161,8 +166,10 @@ def standard_headers(kind: str, user: User | None) -> dict[str, str]:
     # answered with a refusal, which would be answered again: a loop. Responders that
     # honour RFC 3834 (and Exchange, its own header) do not answer us at all.
     transactional = kinds.of(kind).transactional
-    headers = {"Auto-Submitted": "auto-replied" if transactional else "auto-generated",
-               "X-Auto-Response-Suppress": AUTO_RESPONSE_SUPPRESS}
+    headers = {
+        "Auto-Submitted": "auto-replied" if transactional else "auto-generated",
+        "X-Auto-Response-Suppress": AUTO_RESPONSE_SUPPRESS,
+    }
     if user is not None and not transactional:
         headers["List-Unsubscribe"] = f"<{unsubscribe_url(user)}>"
         headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"  # RFC 8058
@@ -172,33 +179,51 @@ def standard_headers(kind: str, user: User | None) -> dict[str, str]:
 # --- what was sent with a reply address ----------------------------------------------------
 
 
-def sent_with(reply_to: str, user_id: int | None, game_id: int,
-              count: int) -> list[tuple[str, str]]:
+def sent_with(
+    reply_to: str, user_id: int | None, game_id: int, count: int
+) -> list[tuple[str, str]]:
     """The bodies (text, HTML) of the emails to this person of this game that gave out
     this reply address: the newest of each kind (a reply may quote the ask after many
     refusals), then the newest others, `count` at most in all, newest first. A reply
     quotes one of them (games.mail.replies tells the quote from the person's lines).
     Bodies housekeeping has emptied are left out."""
-    rows = OutgoingEmail.objects.filter(user=user_id, game=game_id, reply_to=reply_to) \
-        .exclude(text="")
-    newest = set(rows.values("kind").annotate(newest=Max("pk")).values_list("newest",
-                                                                            flat=True))
+    rows = OutgoingEmail.objects.filter(user=user_id, game=game_id, reply_to=reply_to).exclude(
+        text=""
+    )
+    newest = set(rows.values("kind").annotate(newest=Max("pk")).values_list("newest", flat=True))
     chosen = sorted(newest, reverse=True)[:count]
-    chosen += list(rows.exclude(pk__in=chosen).order_by("-pk")
-                   .values_list("pk", flat=True)[:count - len(chosen)])
-    bodies = dict((pk, (text, html)) for pk, text, html in
-                  rows.filter(pk__in=chosen).values_list("pk", "text", "html"))
+    chosen += list(
+        rows.exclude(pk__in=chosen)
+        .order_by("-pk")
+        .values_list("pk", flat=True)[: count - len(chosen)]
+    )
+    bodies = dict(
+        (pk, (text, html))
+        for pk, text, html in rows.filter(pk__in=chosen).values_list("pk", "text", "html")
+    )
     return [bodies[pk] for pk in sorted(bodies, reverse=True)]
 
 
 # --- queuing -------------------------------------------------------------------------------
 
 
-def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User | None = None,
-          game: Game | None = None, reply_to: str = "", headers: dict[str, str] | None = None,
-          phase_number: int | None = None, urgent: bool | None = None,
-          hold_until: datetime | None = None, summary: str = "",
-          messages_upto: int | None = None) -> OutgoingEmail | None:
+def queue(
+    kind: str,
+    to: str,
+    subject: str,
+    text: str,
+    html: str,
+    *,
+    user: User | None = None,
+    game: Game | None = None,
+    reply_to: str = "",
+    headers: dict[str, str] | None = None,
+    phase_number: int | None = None,
+    urgent: bool | None = None,
+    hold_until: datetime | None = None,
+    summary: str = "",
+    messages_upto: int | None = None,
+) -> OutgoingEmail | None:
     """Store an email and send it after the transaction commits; None if the person
     does not want it (unsubscribed), there is nobody to send it to, or this email of
     this phase is queued already (`one_email_per_phase`). `hold_until`: an email that
@@ -206,8 +231,10 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
     `kind`: one of games.mail.kinds.KINDS (kinds.UnknownKind otherwise, nothing stored),
     which says whether it may wait for the digest (`urgent`, if given, must agree)."""
     if urgent is not None and urgent == kinds.of(kind).digest:
-        raise ValueError(f"an email of kind {kind!r} is {'not ' if urgent else ''}urgent "
-                         "(games.mail.kinds), whatever its caller says")
+        raise ValueError(
+            f"an email of kind {kind!r} is {'not ' if urgent else ''}urgent "
+            "(games.mail.kinds), whatever its caller says"
+        )
     status = status_for(user, kind)
     if status is None or not to:
         return None
@@ -216,19 +243,37 @@ def queue(kind: str, to: str, subject: str, text: str, html: str, *, user: User 
     # PostgreSQL's text holds no NUL, which a person's quoted reply may carry.
     subject, text, html = (part.replace("\x00", "") for part in (subject, text, html))
     email = OutgoingEmail(
-        kind=kind, user=user, game=game, to=to, subject=" ".join(subject.split())[:300],
-        text=text, html=html, reply_to=reply_to, status=status,
+        kind=kind,
+        user=user,
+        game=game,
+        to=to,
+        subject=" ".join(subject.split())[:300],
+        text=text,
+        html=html,
+        reply_to=reply_to,
+        status=status,
         headers={**standard_headers(kind, user), **(headers or {})},
-        phase_number=phase_number, summary=summary, messages_upto=messages_upto,
-        next_attempt_at=hold_until if status == Status.COALESCING
-        else timezone.now() + redispatch_after() if status == Status.QUEUED else None)
+        phase_number=phase_number,
+        summary=summary,
+        messages_upto=messages_upto,
+        next_attempt_at=hold_until
+        if status == Status.COALESCING
+        else timezone.now() + redispatch_after()
+        if status == Status.QUEUED
+        else None,
+    )
     batch = _BATCH.get()
     if batch is not None:
         batch.rows.append(email)  # inserted, and sent after the commit, when it ends
         return email
     if not _stored(email):
-        log.warning("not queued again: %s for user %s, game %s, phase %s", kind,
-                    user.pk if user else None, game.pk if game else None, phase_number)
+        log.warning(
+            "not queued again: %s for user %s, game %s, phase %s",
+            kind,
+            user.pk if user else None,
+            game.pk if game else None,
+            phase_number,
+        )
         return None
     _after_commit(email)
     return email
@@ -240,12 +285,19 @@ def _after_commit(email: OutgoingEmail) -> None:
     if email.status == Status.QUEUED:
         pk = email.pk
         transaction.on_commit(lambda: _dispatch(pk))
-    elif email.status == Status.COALESCING and email.user_id is not None \
-            and email.game_id is not None and email.next_attempt_at is not None:
+    elif (
+        email.status == Status.COALESCING
+        and email.user_id is not None
+        and email.game_id is not None
+        and email.next_attempt_at is not None
+    ):
         user_id, game_id = email.user_id, email.game_id
         seconds = max(0.0, (email.next_attempt_at - timezone.now()).total_seconds())
-        transaction.on_commit(lambda: email_held.send(
-            sender=OutgoingEmail, user_id=user_id, game_id=game_id, seconds=seconds))
+        transaction.on_commit(
+            lambda: email_held.send(
+                sender=OutgoingEmail, user_id=user_id, game_id=game_id, seconds=seconds
+            )
+        )
 
 
 @dataclass
@@ -311,9 +363,11 @@ def held_of(user_ids: list[int | None], game: Game) -> dict[int | None, list[Out
     """`held` for several people of the game, in one query."""
     found: dict[int | None, list[OutgoingEmail]] = {}
     # Not their bodies: a held email is told in another, or composed afresh (notify).
-    for email in (OutgoingEmail.objects.filter(user__in=user_ids, game=game,
-                                               status=Status.COALESCING)
-                  .defer("text", "html", "headers").order_by("created_at", "pk")):
+    for email in (
+        OutgoingEmail.objects.filter(user__in=user_ids, game=game, status=Status.COALESCING)
+        .defer("text", "html", "headers")
+        .order_by("created_at", "pk")
+    ):
         found.setdefault(email.user_id, []).append(email)
     return found
 
@@ -329,13 +383,15 @@ def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
         return
     note = f"told in email {into.pk}" if into else "not sent: no longer wanted"
     OutgoingEmail.objects.filter(id__in=told, status=Status.COALESCING).update(
-        status=Status.FOLDED, last_error=note)
+        status=Status.FOLDED, last_error=note
+    )
 
 
 def release(email: OutgoingEmail) -> None:
     """A held email goes as it is, alone: queued and sent after the commit."""
     if OutgoingEmail.objects.filter(id=email.pk, status=Status.COALESCING).update(
-            status=Status.QUEUED, next_attempt_at=timezone.now() + redispatch_after()):
+        status=Status.QUEUED, next_attempt_at=timezone.now() + redispatch_after()
+    ):
         pk = email.pk
         transaction.on_commit(lambda: _dispatch(pk))
 
@@ -343,24 +399,40 @@ def release(email: OutgoingEmail) -> None:
 def stale_asks(phase_number: int) -> Q:
     """The asks that an ask of `phase_number` supersedes: of an earlier phase, not sent
     yet."""
-    return Q(kind__in=kinds.ASKS, phase_number__lt=phase_number,
-             status__in=[Status.QUEUED, Status.RETRYING])
+    return Q(
+        kind__in=kinds.ASKS,
+        phase_number__lt=phase_number,
+        status__in=[Status.QUEUED, Status.RETRYING],
+    )
 
 
 def supersede_asks(user_ids: list[int | None], game: Game, phase_number: int) -> None:
     """An ask of an earlier phase not sent yet is stale: the newer one goes instead (to
     each of these people, in one UPDATE)."""
-    OutgoingEmail.objects.filter(stale_asks(phase_number), user__in=user_ids, game=game) \
-        .update(status=Status.FOLDED, last_error="superseded by the ask of a later phase")
+    OutgoingEmail.objects.filter(stale_asks(phase_number), user__in=user_ids, game=game).update(
+        status=Status.FOLDED, last_error="superseded by the ask of a later phase"
+    )
 
 
 def due_to_flush(now: datetime) -> list[tuple[int, int]]:
     """(user id, game id) of the people owed news of a game that may not wait longer."""
-    rows = (OutgoingEmail.objects.filter(status=Status.COALESCING, next_attempt_at__lte=now,
-                                         user__isnull=False, game__isnull=False)
-            .order_by("next_attempt_at").values_list("user_id", "game_id")[:DUE_BATCH])
-    return list(dict.fromkeys((user_id, game_id) for user_id, game_id in rows
-                              if user_id is not None and game_id is not None))
+    rows = (
+        OutgoingEmail.objects.filter(
+            status=Status.COALESCING,
+            next_attempt_at__lte=now,
+            user__isnull=False,
+            game__isnull=False,
+        )
+        .order_by("next_attempt_at")
+        .values_list("user_id", "game_id")[:DUE_BATCH]
+    )
+    return list(
+        dict.fromkeys(
+            (user_id, game_id)
+            for user_id, game_id in rows
+            if user_id is not None and game_id is not None
+        )
+    )
 
 
 # --- sending -------------------------------------------------------------------------------
@@ -372,9 +444,14 @@ def send(email_id: int) -> bool:
     if _waits_behind(email_id):
         return False  # the earlier one's send hands this one on (or send_due, later)
     claimed = OutgoingEmail.objects.filter(
-        id=email_id, status__in=[Status.QUEUED, Status.RETRYING], attempts__lt=MAX_ATTEMPTS,
-    ).update(status=Status.SENDING, attempts=F("attempts") + 1,
-             next_attempt_at=timezone.now() + stuck_after())
+        id=email_id,
+        status__in=[Status.QUEUED, Status.RETRYING],
+        attempts__lt=MAX_ATTEMPTS,
+    ).update(
+        status=Status.SENDING,
+        attempts=F("attempts") + 1,
+        next_attempt_at=timezone.now() + stuck_after(),
+    )
     if not claimed:
         return False  # sent, being sent, held or failed: someone else's or nobody's
     email = OutgoingEmail.objects.get(id=email_id)
@@ -402,16 +479,22 @@ def _waits_behind(email_id: int) -> bool:
     if email is None:
         return False
     return OutgoingEmail.objects.filter(
-        Q(created_at__lt=email["created_at"]) | Q(created_at=email["created_at"],
-                                                   id__lt=email_id),
-        to=email["to"], status__in=UNDERWAY, attempts__lt=MAX_ATTEMPTS).exists()
+        Q(created_at__lt=email["created_at"]) | Q(created_at=email["created_at"], id__lt=email_id),
+        to=email["to"],
+        status__in=UNDERWAY,
+        attempts__lt=MAX_ATTEMPTS,
+    ).exists()
 
 
 def _hand_on(email: OutgoingEmail) -> None:
     """The next queued email to the same address: its send may have waited for this one."""
-    following = (OutgoingEmail.objects.filter(to=email.to, status=Status.QUEUED)
-                 .exclude(id=email.pk).order_by("created_at", "id").values_list("id", flat=True)
-                 .first())
+    following = (
+        OutgoingEmail.objects.filter(to=email.to, status=Status.QUEUED)
+        .exclude(id=email.pk)
+        .order_by("created_at", "id")
+        .values_list("id", flat=True)
+        .first()
+    )
     if following is not None:
         _dispatch(following)
 
@@ -420,11 +503,18 @@ def message(email: OutgoingEmail) -> EmailMultiAlternatives:
     stamp = int(email.created_at.timestamp())
     # The same on every attempt: a duplicate after a lost "250 OK" is recognisable. A
     # game's emails thread by In-Reply-To and References (games.mail.compose).
-    headers = {**email.headers,
-               "Message-ID": f"<lowenherz.{email.pk}.{stamp}@{settings.REPLY_DOMAIN}>"}
-    mail = EmailMultiAlternatives(email.subject, email.text, settings.DEFAULT_FROM_EMAIL,
-                                  [email.to], reply_to=[email.reply_to] if email.reply_to else None,
-                                  headers=headers)
+    headers = {
+        **email.headers,
+        "Message-ID": f"<lowenherz.{email.pk}.{stamp}@{settings.REPLY_DOMAIN}>",
+    }
+    mail = EmailMultiAlternatives(
+        email.subject,
+        email.text,
+        settings.DEFAULT_FROM_EMAIL,
+        [email.to],
+        reply_to=[email.reply_to] if email.reply_to else None,
+        headers=headers,
+    )
     if email.html:
         mail.attach_alternative(email.html, "text/html")
     return mail
@@ -460,7 +550,8 @@ def _finish(email: OutgoingEmail, status: str, **fields: Any) -> None:
         try:
             # Only from SENDING (or RETRYING, if send_due took it for dead meanwhile).
             OutgoingEmail.objects.filter(
-                id=email.pk, status__in=[Status.SENDING, Status.RETRYING],
+                id=email.pk,
+                status__in=[Status.SENDING, Status.RETRYING],
             ).update(status=status, **fields)
             return
         except (OperationalError, InterfaceError):
@@ -468,7 +559,7 @@ def _finish(email: OutgoingEmail, status: str, **fields: Any) -> None:
                 raise
             log.warning("email %s: recording %s failed; reconnecting", email.pk, status)
             connection.close()  # the next query opens a new connection
-            time.sleep(0.2 * 2 ** attempt)
+            time.sleep(0.2 * 2**attempt)
 
 
 # --- the sweeper's part ----------------------------------------------------------------------
@@ -480,9 +571,13 @@ def send_due(now: datetime | None = None) -> int:
     now = now or timezone.now()
     _recover_stuck(now)
     due = Q(status__in=[Status.QUEUED, Status.RETRYING]) & (
-        Q(next_attempt_at__lte=now) | Q(next_attempt_at__isnull=True))
-    ids = list(OutgoingEmail.objects.filter(due).order_by("next_attempt_at")
-               .values_list("id", flat=True)[:DUE_BATCH])
+        Q(next_attempt_at__lte=now) | Q(next_attempt_at__isnull=True)
+    )
+    ids = list(
+        OutgoingEmail.objects.filter(due)
+        .order_by("next_attempt_at")
+        .values_list("id", flat=True)[:DUE_BATCH]
+    )
     # Not due again before a worker had the time to take it: no pile of copies in the queue.
     OutgoingEmail.objects.filter(due, id__in=ids).update(next_attempt_at=now + redispatch_after())
     for email_id in ids:
@@ -493,6 +588,10 @@ def send_due(now: datetime | None = None) -> int:
 def _recover_stuck(now: datetime) -> None:
     stuck = OutgoingEmail.objects.filter(status=Status.SENDING, next_attempt_at__lt=now)
     stuck.filter(attempts__gte=MAX_ATTEMPTS).update(
-        status=Status.FAILED, last_error="the worker stopped while sending it, too often")
-    stuck.update(status=Status.RETRYING, next_attempt_at=now,
-                 last_error="the worker stopped while sending it; sending again")
+        status=Status.FAILED, last_error="the worker stopped while sending it, too often"
+    )
+    stuck.update(
+        status=Status.RETRYING,
+        next_attempt_at=now,
+        last_error="the worker stopped while sending it; sending again",
+    )

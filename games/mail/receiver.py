@@ -41,9 +41,24 @@ logger = logging.getLogger(__name__)
 # Postmark sends an email's text more than once (RawEmail, TextBody, HtmlBody): room for
 # an email of MAX_MESSAGE_BYTES, which handle_message then refuses if too large.
 MAX_WEBHOOK_BYTES = 2 * MAX_MESSAGE_BYTES
-TEXT_FIELDS = ("RawEmail", "From", "To", "Cc", "Bcc", "Subject", "Date", "ReplyTo",
-               "TextBody", "HtmlBody", "StrippedTextReply", "OriginalRecipient",
-               "MailboxHash", "MessageID", "Tag", "RecordType")
+TEXT_FIELDS = (
+    "RawEmail",
+    "From",
+    "To",
+    "Cc",
+    "Bcc",
+    "Subject",
+    "Date",
+    "ReplyTo",
+    "TextBody",
+    "HtmlBody",
+    "StrippedTextReply",
+    "OriginalRecipient",
+    "MailboxHash",
+    "MessageID",
+    "Tag",
+    "RecordType",
+)
 ADDRESS_LISTS = ("ToFull", "CcFull", "BccFull")
 CLIENT_IP = re.compile(r"\bclient-ip=([0-9A-Fa-f:.]+)")
 
@@ -73,8 +88,7 @@ class PostmarkInbound(PostmarkInboundWebhookView):
         except Exception as error:
             # Building an email from posted fields: no database yet, nothing changed. The
             # email package raises many kinds (ValueError, HeaderParseError, ...).
-            raise BadPayload(f"the fields do not make an email ({type(error).__name__})"
-                             ) from error
+            raise BadPayload(f"the fields do not make an email ({type(error).__name__})") from error
         return [event]
 
 
@@ -131,15 +145,17 @@ def _header_problem(value: object) -> str | None:
 
 
 def _attachment_problem(value: object) -> str | None:
-    problem = _fields_problem(value, required=("ContentType",),
-                              optional=("Content", "Data", "Name", "ContentID"))
+    problem = _fields_problem(
+        value, required=("ContentType",), optional=("Content", "Data", "Name", "ContentID")
+    )
     if problem or not isinstance(value, dict):
         return problem
     return None if value.get("Content") or value.get("Data") else "needs Content"
 
 
-def _fields_problem(value: object, required: tuple[str, ...],
-                    optional: tuple[str, ...]) -> str | None:
+def _fields_problem(
+    value: object, required: tuple[str, ...], optional: tuple[str, ...]
+) -> str | None:
     if not isinstance(value, dict):
         return f"must be an object, not {_kind(value)}"
     for name in required:
@@ -152,8 +168,13 @@ def _fields_problem(value: object, required: tuple[str, ...],
 
 
 def _kind(value: object) -> str:
-    return {dict: "an object", list: "a list", str: "a string", bool: "true or false",
-            type(None): "null"}.get(type(value), "a number")
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "true or false",
+        type(None): "null",
+    }.get(type(value), "a number")
 
 
 def _declared_length(request: HttpRequest) -> int:
@@ -168,18 +189,24 @@ def _plain(status: int, text: str) -> HttpResponse:
 
 
 @receiver(inbound, dispatch_uid="games.mail.receiver.receive_reply")
-def receive_reply(sender: type, event: AnymailInboundEvent, esp_name: str,
-                  **kwargs: Any) -> None:
+def receive_reply(sender: type, event: AnymailInboundEvent, esp_name: str, **kwargs: Any) -> None:
     message = event.message
     if message is None:
         return
     recipient = message.envelope_recipient
-    handle_message(message.as_bytes(), envelope_to=[recipient] if recipient else None,
-                   envelope_from=message.envelope_sender, origin=provider_origin(message, esp_name))
+    handle_message(
+        message.as_bytes(),
+        envelope_to=[recipient] if recipient else None,
+        envelope_from=message.envelope_sender,
+        origin=provider_origin(message, esp_name),
+    )
 
 
 def provider_origin(message: Message, esp_name: str) -> str:
     """Where the provider got the email from, by its Received-SPF header (see above)."""
-    found = [match.group(1) for value in message.get_all("Received-SPF", [])
-             if (match := CLIENT_IP.search(str(value)))]
+    found = [
+        match.group(1)
+        for value in message.get_all("Received-SPF", [])
+        if (match := CLIENT_IP.search(str(value)))
+    ]
     return origin_of(esp_name.lower(), found[0] if len(found) == 1 else "")

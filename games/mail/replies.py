@@ -47,10 +47,27 @@ from engine.notation import MAX_MOVE_CHARS, parse_move
 from engine.position import COLOURS
 
 # The first words `engine.notation.parse_move` knows (tests check they stay in step).
-COMMAND_WORDS = frozenset({
-    "place", "decide", "offer", "accept", "break", "bid", "walls", "wall", "knight",
-    "knights", "expand", "pile", "look", "take", "pass", "decline", "skip",
-})
+COMMAND_WORDS = frozenset(
+    {
+        "place",
+        "decide",
+        "offer",
+        "accept",
+        "break",
+        "bid",
+        "walls",
+        "wall",
+        "knight",
+        "knights",
+        "expand",
+        "pile",
+        "look",
+        "take",
+        "pass",
+        "decline",
+        "skip",
+    }
+)
 STEP_WORDS = frozenset({"knight", "knights", "expand"})  # the steps of one Swords action
 TREASURE = "treasure"
 
@@ -70,9 +87,11 @@ ECHO_CHARS = 200
 # as a quote or an ending. If the reply's own text reaches it, the commands may have been
 # cut, so `commands` refuses the email rather than apply part of a move.
 CUT_LINE = "[Löwenherz: the rest of this email was not read]"
-TOO_LONG = (f"only the first {MAX_LINES} lines ({MAX_TEXT_CHARS // 1000},000 characters) of "
-            "what you write are read (the quoted email does not count): write your commands "
-            "at the top, above the quoted email")
+TOO_LONG = (
+    f"only the first {MAX_LINES} lines ({MAX_TEXT_CHARS // 1000},000 characters) of "
+    "what you write are read (the quoted email does not count): write your commands "
+    "at the top, above the quoted email"
+)
 
 # --- the new text of a reply ------------------------------------------------------------------
 
@@ -94,8 +113,10 @@ def bounded(text: str, chars: int = MAX_TEXT_CHARS, count: int = MAX_LINES) -> s
     parts = text[:chars].split("\n", count)
     if len(text) > chars and len(parts) <= count:
         parts[-1] = parts[-1].removesuffix("…") + "…"  # the last line, cut in the middle
-    lines = [line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
-             for line in parts[:count]]
+    lines = [
+        line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
+        for line in parts[:count]
+    ]
     if was_cut or len(text) > chars or len(parts) > count:
         lines.append(CUT_LINE)
     return "\n".join(lines)
@@ -167,8 +188,10 @@ REPLY_MARKER = "## Reply above this line ##"
 SIGNATURE = "\n-- \n"  # the footer's delimiter (templates/emails/_footer.txt); clients know it
 _MARKER_WORDS = "replyabovethisline"
 # The examples of templates/emails/_talk.txt: never read as a player's message.
-TALK_EXAMPLES = ("say Shall we leave the hills to each other?",
-                 "to ochre: I will not enter your region this turn.")
+TALK_EXAMPLES = (
+    "say Shall we leave the hills to each other?",
+    "to ochre: I will not enter your region this turn.",
+)
 _NOT_LETTERS = re.compile(r"[^a-z]+")
 
 # Lines the site writes in those emails (templates/emails/, games.mail.compose,
@@ -176,30 +199,54 @@ _NOT_LETTERS = re.compile(r"[^a-z]+")
 # text of the HTML body. A STRONG line says what only the site says: (how it starts, what
 # it holds further on); a WEAK one could be a person's, and counts only beside a strong one.
 _STRONG = (
-    ("the game ", " waits for you"), ("a reminder: the game ", " still waits for your move"),
-    ("your move in ", " accepted"), ("what is asked (", ")"),
-    ("reply to this email with your move", ""), ("or reply to this email with your move", ""),
-    ("or open the game, already signed in", ""), ("your sealed submission so far:", ""),
-    ("decisions this turn:", ""), ("nothing worth telling happened", ""),
-    ("politics cards:", ""), ("knights in your supply:", ""), ("castle/knight:", ""),
-    (". plain, f forest", ""), ("walls: | between two cells", ""),
-    ("place ", " castle and a knight beside it."), ("castle cells you may choose:", ""),
-    ("choose ", " (1, 2 or 3) for the action card"), ("you may play ", " with a card."),
-    ("", " or break off for a duel."), ("make a sealed bid", ""),
-    ("place up to ", " legal), or pass."), ("use ", ": place knights, expand a region, or pass."),
-    ("knights may go to:", ""), ("regions may expand into:", ""),
-    ("the crown: choose a politics pile", ""), ("take one card from politics pile ", ""),
-    ("(no command found in your email)", ""), ("reply to this email with a corrected move", ""),
+    ("the game ", " waits for you"),
+    ("a reminder: the game ", " still waits for your move"),
+    ("your move in ", " accepted"),
+    ("what is asked (", ")"),
+    ("reply to this email with your move", ""),
+    ("or reply to this email with your move", ""),
+    ("or open the game, already signed in", ""),
+    ("your sealed submission so far:", ""),
+    ("decisions this turn:", ""),
+    ("nothing worth telling happened", ""),
+    ("politics cards:", ""),
+    ("knights in your supply:", ""),
+    ("castle/knight:", ""),
+    (". plain, f forest", ""),
+    ("walls: | between two cells", ""),
+    ("place ", " castle and a knight beside it."),
+    ("castle cells you may choose:", ""),
+    ("choose ", " (1, 2 or 3) for the action card"),
+    ("you may play ", " with a card."),
+    ("", " or break off for a duel."),
+    ("make a sealed bid", ""),
+    ("place up to ", " legal), or pass."),
+    ("use ", ": place knights, expand a region, or pass."),
+    ("knights may go to:", ""),
+    ("regions may expand into:", ""),
+    ("the crown: choose a politics pile", ""),
+    ("take one card from politics pile ", ""),
+    ("(no command found in your email)", ""),
+    ("reply to this email with a corrected move", ""),
     ("until everybody's submission is in", ""),
     ('a reply line starting with "say" writes to everyone', ""),
     ("talk to the table: a reply line starting with say", ""),
-    (TALK_EXAMPLES[0].lower(), ""), (TALK_EXAMPLES[1].lower(), ""),
+    (TALK_EXAMPLES[0].lower(), ""),
+    (TALK_EXAMPLES[1].lower(), ""),
 )
-_STRONG_HEADINGS = frozenset({
-    "how to move", "the board", "your hand", "the action card", "what happened last",
-    "what happened since our last email", "open the game, signed in",
-    "(earlier events: see the game page.)", "talk to the table",
-})
+_STRONG_HEADINGS = frozenset(
+    {
+        "how to move",
+        "the board",
+        "your hand",
+        "the action card",
+        "what happened last",
+        "what happened since our last email",
+        "open the game, signed in",
+        "(earlier events: see the game page.)",
+        "talk to the table",
+    }
+)
 _WEAK_STARTS = ("deadline:", "ducats:", "the game: http")
 _WEAK_LINES = frozenset({"scores", "next", "nothing yet.", "nothing new."})
 # a score line: "Alice (red) (you): power 3, 5 ducats, 2 politics cards"
@@ -230,14 +277,21 @@ def _site_line(line: str) -> int:
     text = line.strip().strip("*#").strip().lower()
     if not text or len(text) > MAX_ATTRIBUTION_CHARS:
         return 0
-    if text in _STRONG_HEADINGS or any(text.startswith(start) and part in text
-                                       for start, part in _STRONG):
+    if text in _STRONG_HEADINGS or any(
+        text.startswith(start) and part in text for start, part in _STRONG
+    ):
         return 2
     greeting = text.startswith("hello ") and text.endswith(",")
     heading = text.startswith("in the game ") and text.endswith(":")
-    if (greeting or heading or text in _WEAK_LINES or text.startswith(_WEAK_STARTS)
-            or _SCORE_LINE.fullmatch(text) or _is_board_row(line.strip())
-            or _is_column_names(text)):
+    if (
+        greeting
+        or heading
+        or text in _WEAK_LINES
+        or text.startswith(_WEAK_STARTS)
+        or _SCORE_LINE.fullmatch(text)
+        or _is_board_row(line.strip())
+        or _is_column_names(text)
+    ):
         return 1
     return 0
 
@@ -252,8 +306,11 @@ def _is_board_row(line: str) -> bool:
         return False
     for index, char in enumerate(cells):
         place = index % 3
-        if ((place == 0 and char not in ROW_CELLS) or (place == 2 and char not in " |")
-                or (place == 1 and not (char == " " or char.isalpha()))):
+        if (
+            (place == 0 and char not in ROW_CELLS)
+            or (place == 2 and char not in " |")
+            or (place == 1 and not (char == " " or char.isalpha()))
+        ):
             return False
     return True
 
@@ -352,8 +409,9 @@ def _original(lines: list[str], footer_start: str, html: bool) -> Original:
         size, empty = size + len(key), False
     joined = "".join(words)
     start = joined.rfind(footer_start) if footer_start else -1
-    return Original(joined, frozenset(starts), frozenset(breaks),
-                    len(joined) - start if start >= 0 else 0)
+    return Original(
+        joined, frozenset(starts), frozenset(breaks), len(joined) - start if start >= 0 else 0
+    )
 
 
 def _words(line: str) -> str:
@@ -415,10 +473,12 @@ class _Run:
             return low
         place = self._found(low, original, anywhere)
         low, place = self._to_line_start(low, place, original)
-        if low + 1 < len(self.keyed) and self._empty_line_after(low) \
-                and place + len(self.keyed[low][1]) not in original.breaks:
-            low, place = self._to_line_start(low + 1, place + len(self.keyed[low][1]),
-                                             original)
+        if (
+            low + 1 < len(self.keyed)
+            and self._empty_line_after(low)
+            and place + len(self.keyed[low][1]) not in original.breaks
+        ):
+            low, place = self._to_line_start(low + 1, place + len(self.keyed[low][1]), original)
         return low
 
     def _to_line_start(self, index: int, place: int, original: Original) -> tuple[int, int]:
@@ -435,7 +495,7 @@ class _Run:
         text = original.words
         if len(self.joined) - self.offsets[first] > len(text):
             return -1  # before the copy: the run may be a whole long email
-        words = self.joined[self.offsets[first]:]
+        words = self.joined[self.offsets[first] :]
         if anywhere:
             return text.find(words)
         return text.find(words, max(0, len(text) - original.footer - len(words)))
@@ -461,8 +521,11 @@ def _continues(lines: list[str], at: int, sent: Sequence[Original]) -> bool:
         if not text.startswith(">") or not (key := _words(text)):
             break
         before.insert(0, key)
-    return any(_joined_inside("".join(before[first:]), words, original)
-               for first in range(len(before)) for original in sent)
+    return any(
+        _joined_inside("".join(before[first:]), words, original)
+        for first in range(len(before))
+        for original in sent
+    )
 
 
 def _joined_inside(head: str, words: str, original: Original) -> bool:
@@ -486,8 +549,11 @@ def _quote_continuations(lines: list[str], sent: Sequence[Original]) -> list[str
     budget = CONTINUATIONS
     for at in range(1, len(marked)):
         line = marked[at]
-        if line.strip() and not line.lstrip().startswith(">") \
-                and marked[at - 1].lstrip().startswith(">"):
+        if (
+            line.strip()
+            and not line.lstrip().startswith(">")
+            and marked[at - 1].lstrip().startswith(">")
+        ):
             if not budget:
                 break
             budget -= 1
@@ -505,13 +571,15 @@ _ATTRIBUTION = re.compile(
     r"|le\s.+\sa\s+[ée]crit|el\s.+\sescribi[óo]|op\s.+\s(schreef.*|het\svolgende\sgeschreven)"
     r"|(il|in\sdata)\s.+\sha\sscritto|em\s.+\sescreveu|(dnia|w\sdniu)\s.+\s(napisał|pisze).*"
     r"|dne\s.+\snapsal.*|den\s.+\sskrev.*)\s*:",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Without a known first word, the verb needs an address or a date on the line: K-9's
 # "Alice <a@b.org> wrote:", Gmail's "15. marts 2017 kl. 11.00 skrev Bob <b@c.dk>:".
 _ATTRIBUTION_VERB = re.compile(
     r".+\s(wrote|schrieb|a\s+[ée]crit|escribi[óo]|ha\sscritto|schreef|skrev|napisał\(a\)"
     r"|napisał|napisała|escreveu|kirjoitti|napsal\(a\)|írta)(\s.*)?:",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 _SEPARATOR = re.compile(
     r"\**(_{10,}|-{2,}\s*(original message|ursprüngliche nachricht|message d'origine"
     r"|mail original|message original|messaggio originale|mensaje original|mensagem original"
@@ -519,7 +587,8 @@ _SEPARATOR = re.compile(
     r"|oprindelig besked|opprinnelig melding|wiadomość oryginalna|oryginalna wiadomość"
     r"|reply message|forwarded message|weitergeleitete nachricht|message transféré"
     r"|on\s.+\swrote)\s*-*)\**",  # Zoho: "---- On <date> <address> wrote ----"
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Signatures phones and mail apps add, in the languages above: the original may follow
 # at once, without a quote mark or an attribution.
 _MOBILE_SIGNATURE = re.compile(
@@ -543,25 +612,77 @@ _MOBILE_SIGNATURE = re.compile(
     r"|(az )?(iphone|ipad|android|mobil|telefon|outlook)\S{0,12} küldve"
     r"|(从|從)我的\s?\S{1,20}(发送|發送)|(发|發)自我的\s?\S{1,20}|\S{1,20}から送信"
     r"|\S{1,20}에서 보냄)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # The header words of a quoted original ("From: … Sent: …"), Outlook's and webmail's, in
 # English, German, French, Italian, Dutch, Swedish, Danish/Norwegian, Spanish, Polish and
 # Portuguese. Two header lines in a row, in any order, start the original.
 _HEADER_WORDS = (
-    "from", "sent", "date", "to", "cc", "bcc", "subject", "reply-to",
-    "von", "gesendet", "an", "betreff", "datum", "kopie", "antwort an",
-    "de", "envoyé", "envoyé le", "à", "objet", "date d'envoi", "répondre à", "expéditeur",
-    "da", "inviato", "a", "oggetto", "data", "risposta",
-    "van", "verzonden", "aan", "onderwerp",
-    "från", "skickat", "till", "ämne", "kopia",
-    "fra", "sendt", "til", "emne", "dato", "kopi",
-    "enviado", "enviado el", "para", "asunto", "fecha",
-    "od", "wysłano", "do", "temat", "dw",
-    "enviada", "enviada em", "enviado em", "assunto",
+    "from",
+    "sent",
+    "date",
+    "to",
+    "cc",
+    "bcc",
+    "subject",
+    "reply-to",
+    "von",
+    "gesendet",
+    "an",
+    "betreff",
+    "datum",
+    "kopie",
+    "antwort an",
+    "de",
+    "envoyé",
+    "envoyé le",
+    "à",
+    "objet",
+    "date d'envoi",
+    "répondre à",
+    "expéditeur",
+    "da",
+    "inviato",
+    "a",
+    "oggetto",
+    "data",
+    "risposta",
+    "van",
+    "verzonden",
+    "aan",
+    "onderwerp",
+    "från",
+    "skickat",
+    "till",
+    "ämne",
+    "kopia",
+    "fra",
+    "sendt",
+    "til",
+    "emne",
+    "dato",
+    "kopi",
+    "enviado",
+    "enviado el",
+    "para",
+    "asunto",
+    "fecha",
+    "od",
+    "wysłano",
+    "do",
+    "temat",
+    "dw",
+    "enviada",
+    "enviada em",
+    "enviado em",
+    "assunto",
 )
 _HEADER_LINE = re.compile(
-    r"[*\s]{0,4}(" + "|".join(sorted(map(re.escape, _HEADER_WORDS), key=len, reverse=True))
-    + r")[\s*]{0,3}:", re.IGNORECASE)
+    r"[*\s]{0,4}("
+    + "|".join(sorted(map(re.escape, _HEADER_WORDS), key=len, reverse=True))
+    + r")[\s*]{0,3}:",
+    re.IGNORECASE,
+)
 _COLONS = (":", "：")
 
 
@@ -614,8 +735,10 @@ def _player_end(lines: list[str], end: int) -> int:
         end = _skip_blank(lines, end)
         end = _skip_headers(lines, end)
         end = _skip_blank(lines, end)
-        if end and (_SEPARATOR.fullmatch(lines[end - 1].strip())
-                    or _MOBILE_SIGNATURE.fullmatch(lines[end - 1].strip())):
+        if end and (
+            _SEPARATOR.fullmatch(lines[end - 1].strip())
+            or _MOBILE_SIGNATURE.fullmatch(lines[end - 1].strip())
+        ):
             end -= 1
         end -= _trailing_attribution(lines, end)
         if end == start:
@@ -641,8 +764,12 @@ def _skip_headers(lines: list[str], end: int) -> int:
 def _is_any_header(line: str) -> bool:
     name, colon, _ = line.strip().strip("*").partition(":")
     name = name.strip(" *")
-    return (bool(colon) and 0 < len(name) <= 30 and first_word(name) not in COMMAND_WORDS
-            and all(part.isalpha() for part in name.replace("-", " ").replace("'", " ").split()))
+    return (
+        bool(colon)
+        and 0 < len(name) <= 30
+        and first_word(name) not in COMMAND_WORDS
+        and all(part.isalpha() for part in name.replace("-", " ").replace("'", " ").split())
+    )
 
 
 def _trailing_attribution(lines: list[str], end: int) -> int:
@@ -665,8 +792,7 @@ def _trailing_attribution(lines: list[str], end: int) -> int:
 def _introduces(line: str) -> bool:
     """Any wording ("… írta:", "… 写道：") that names an address or a date and ends in a
     colon: right above the site's email, that is the client's attribution."""
-    return (len(line) <= MAX_ATTRIBUTION_CHARS and line.endswith(_COLONS)
-            and _names_someone(line))
+    return len(line) <= MAX_ATTRIBUTION_CHARS and line.endswith(_COLONS) and _names_someone(line)
 
 
 def _names_someone(line: str) -> bool:
@@ -675,8 +801,12 @@ def _names_someone(line: str) -> bool:
 
 def _ends_reply(lines: list[str], at: int) -> bool:
     line = lines[at].strip()
-    return (lines[at].rstrip() == "--" or bool(_SEPARATOR.fullmatch(line))
-            or bool(_MOBILE_SIGNATURE.fullmatch(line)) or _is_header_block(lines, at))
+    return (
+        lines[at].rstrip() == "--"
+        or bool(_SEPARATOR.fullmatch(line))
+        or bool(_MOBILE_SIGNATURE.fullmatch(line))
+        or _is_header_block(lines, at)
+    )
 
 
 def _is_header_block(lines: list[str], at: int) -> bool:
@@ -685,13 +815,14 @@ def _is_header_block(lines: list[str], at: int) -> bool:
     blocks, in any order."""
     if not _is_header(lines[at]):
         return False
-    return any(_is_header(line) for line in lines[at + 1:at + 3])
+    return any(_is_header(line) for line in lines[at + 1 : at + 3])
 
 
 def _is_header(line: str) -> bool:
     text = line.strip()
-    return (not text.startswith(">") and len(text) <= MAX_LINE_CHARS
-            and bool(_HEADER_LINE.match(text)))
+    return (
+        not text.startswith(">") and len(text) <= MAX_LINE_CHARS and bool(_HEADER_LINE.match(text))
+    )
 
 
 def _attribution_lines(lines: list[str], at: int) -> int:
@@ -708,16 +839,23 @@ def _attribution_lines(lines: list[str], at: int) -> int:
             return count
         # Any wording ("… пишет:", "… 写道：") that names someone, if a quote or nothing
         # follows it: what the person wrote never ends so.
-        if (count == 1 or _wraps(lines[at])) and _introduces(joined) \
-                and _quote_or_end_follows(lines, at + count):
+        if (
+            (count == 1 or _wraps(lines[at]))
+            and _introduces(joined)
+            and _quote_or_end_follows(lines, at + count)
+        ):
             return count
     return 0
 
 
 def _may_attribute(line: str) -> bool:
     text = line.strip()
-    return (bool(text) and not text.startswith(">") and first_word(text) not in COMMAND_WORDS
-            and said_on(text) is None)
+    return (
+        bool(text)
+        and not text.startswith(">")
+        and first_word(text) not in COMMAND_WORDS
+        and said_on(text) is None
+    )
 
 
 def _wraps(line: str) -> bool:
@@ -759,19 +897,72 @@ def _tidy(text: str) -> str:
 
 # --- HTML as text -----------------------------------------------------------------------------
 
-_BLOCKS = frozenset({
-    "address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt", "footer",
-    "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "ol", "p",
-    "pre", "section", "table", "td", "th", "tr", "ul",
-})
-_VOID = frozenset({"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta",
-                   "source", "track", "wbr"})
+_BLOCKS = frozenset(
+    {
+        "address",
+        "article",
+        "aside",
+        "blockquote",
+        "br",
+        "dd",
+        "div",
+        "dl",
+        "dt",
+        "footer",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hr",
+        "li",
+        "main",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "table",
+        "td",
+        "th",
+        "tr",
+        "ul",
+    }
+)
+_VOID = frozenset(
+    {
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "source",
+        "track",
+        "wbr",
+    }
+)
 _HIDDEN = frozenset({"head", "script", "style", "template", "title"})
 # Mail clients mark the quoted original (and the signature) with these classes.
-_QUOTE_CLASSES = frozenset({
-    "gmail_quote", "gmail_quote_container", "gmail_attr", "gmail_signature", "yahoo_quoted",
-    "moz-cite-prefix", "moz-signature", "protonmail_quote", "x_gmail_quote",
-})
+_QUOTE_CLASSES = frozenset(
+    {
+        "gmail_quote",
+        "gmail_quote_container",
+        "gmail_attr",
+        "gmail_signature",
+        "yahoo_quoted",
+        "moz-cite-prefix",
+        "moz-signature",
+        "protonmail_quote",
+        "x_gmail_quote",
+    }
+)
 # GMX and web.de name the quote's <div> (and the original inside it) instead.
 _QUOTE_NAMES = frozenset({"quote", "quoted-content"})
 # Outlook's reply header (also as Outlook forwards it: "x_"), Zimbra's rule above it.
@@ -814,7 +1005,7 @@ class _HtmlText(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         names = [name for name, _ in self.open]
         if tag in names:
-            del self.open[len(names) - 1 - names[::-1].index(tag):]
+            del self.open[len(names) - 1 - names[::-1].index(tag) :]
         self._new_line(tag, hard=False)
 
     def handle_data(self, data: str) -> None:
@@ -842,14 +1033,19 @@ class _HtmlText(HTMLParser):
 
 
 def _is_quote(tag: str, attrs: dict[str, str]) -> bool:
-    return (tag == "blockquote" or tag in _HIDDEN or attrs.get("name") in _QUOTE_NAMES
-            or not _QUOTE_CLASSES.isdisjoint(attrs.get("class", "").split()))
+    return (
+        tag == "blockquote"
+        or tag in _HIDDEN
+        or attrs.get("name") in _QUOTE_NAMES
+        or not _QUOTE_CLASSES.isdisjoint(attrs.get("class", "").split())
+    )
 
 
 def _starts_original(tag: str, attrs: dict[str, str]) -> bool:
     style = attrs.get("style", "")[:MAX_LINE_CHARS]  # bounded: the pattern backtracks per match
     return attrs.get("id") in _ORIGINAL_IDS or (
-        tag == "div" and bool(_OUTLOOK_SEPARATOR.search(style)))
+        tag == "div" and bool(_OUTLOOK_SEPARATOR.search(style))
+    )
 
 
 # --- commands ---------------------------------------------------------------------------------
@@ -916,8 +1112,10 @@ def commands(text: str) -> Commands:
             previous = "step" if word in STEP_WORDS else "move"
         else:
             if word == TREASURE:
-                errors.append(f"'{line}': write Treasure cards after the move they go with, "
-                              "like 'bid 5 treasure 10'")
+                errors.append(
+                    f"'{line}': write Treasure cards after the move they go with, "
+                    "like 'bid 5 treasure 10'"
+                )
             else:
                 ignored.append(raw.strip())
             previous = ""
@@ -925,10 +1123,19 @@ def commands(text: str) -> Commands:
     moves, problems = _parse(submissions)
     errors.extend(problems)
     messages = [Said(to, "\n".join(lines).strip()) for to, lines in said]
-    errors.extend(f"'{SAY if not m.to else 'to ' + m.to}' needs the message after it, on "
-                  "the same line or the lines below" for m in messages if not m.text)
-    return Commands(tuple(submissions), tuple(ignored), tuple(errors),
-                    () if errors else tuple(moves), () if errors else tuple(messages))
+    errors.extend(
+        f"'{SAY if not m.to else 'to ' + m.to}' needs the message after it, on "
+        "the same line or the lines below"
+        for m in messages
+        if not m.text
+    )
+    return Commands(
+        tuple(submissions),
+        tuple(ignored),
+        tuple(errors),
+        () if errors else tuple(moves),
+        () if errors else tuple(messages),
+    )
 
 
 def said_on(line: str) -> tuple[str, str] | None:

@@ -43,12 +43,16 @@ def board_text(v: View) -> str:
 
 
 def legend(v: View) -> str:
-    colours = sorted({str(piece[2]) for piece in [*v.get("castles", []), *v.get("knights", [])]},
-                     key=_colour_rank(v))
+    colours = sorted(
+        {str(piece[2]) for piece in [*v.get("castles", []), *v.get("knights", [])]},
+        key=_colour_rank(v),
+    )
     pieces = ", ".join(f"{c[0].upper()}/{c[0].lower()} {c}" for c in colours)
     terrain = ", ".join(f"{mark} {word}" for mark, word in TERRAIN_WORDS.items())
-    return (f"{terrain}.\nCastle/knight: {pieces or 'none yet'}.\n"
-            "Walls: | between two cells, -- below a cell.")
+    return (
+        f"{terrain}.\nCastle/knight: {pieces or 'none yet'}.\n"
+        "Walls: | between two cells, -- below a cell."
+    )
 
 
 def _row(y: int, terrain: str, pieces: dict[Cell, str], walls: set[frozenset[Cell]]) -> str:
@@ -68,8 +72,9 @@ def _walls_below(y: int, width: int, walls: set[frozenset[Cell]]) -> str:
 def _pieces(v: View) -> dict[Cell, str]:
     """Castles and knights by cell: a colour's initial, upper case for a castle."""
     found = {(int(x), int(y)): str(colour)[0].lower() for x, y, colour in v.get("knights", [])}
-    found.update({(int(x), int(y)): str(colour)[0].upper()
-                  for x, y, colour in v.get("castles", [])})
+    found.update(
+        {(int(x), int(y)): str(colour)[0].upper() for x, y, colour in v.get("castles", [])}
+    )
     return found
 
 

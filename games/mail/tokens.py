@@ -47,8 +47,9 @@ def reply_address(seat: Seat, phase_number: int) -> str:
     return reply_addresses([seat], phase_number)[seat.pk]
 
 
-def reply_addresses(seats: Sequence[Seat], phase_number: int, *,
-                    reuse: bool = True) -> dict[int, str]:
+def reply_addresses(
+    seats: Sequence[Seat], phase_number: int, *, reuse: bool = True
+) -> dict[int, str]:
     """Each seat's reply address for the phase (seat id → address): the token not used
     yet if it has one (`reuse`), else a new one; for all of them in two queries (games.
     mail.notify asks every player of a phase at once)."""
@@ -56,11 +57,11 @@ def reply_addresses(seats: Sequence[Seat], phase_number: int, *,
     # savepoint could only catch a clash of random tokens, which it would raise again.
     tokens: dict[int, str] = {}
     unused = ReplyToken.objects.filter(seat__in=seats, phase_number=phase_number, used_at=None)
-    for seat_id, token in (unused.order_by("pk").values_list("seat_id", "token")
-                           if reuse else ()):
+    for seat_id, token in unused.order_by("pk").values_list("seat_id", "token") if reuse else ():
         tokens.setdefault(seat_id, token)
-    new = [ReplyToken(seat=seat, phase_number=phase_number)
-           for seat in seats if seat.pk not in tokens]
+    new = [
+        ReplyToken(seat=seat, phase_number=phase_number) for seat in seats if seat.pk not in tokens
+    ]
     ReplyToken.objects.bulk_create(new)
     tokens.update((row.seat_id, row.token) for row in new)
     return {seat.pk: address_of(tokens[seat.pk]) for seat in seats}
@@ -75,8 +76,11 @@ def token_of(address: str) -> str | None:
     """`play+TOKEN@host` → TOKEN (None if the address has no token)."""
     local = address.strip().strip("<>").rsplit("@", 1)[0]
     prefix = f"{settings.REPLY_LOCAL_PART}+"
-    return local[len(prefix):] if local.lower().startswith(prefix) and len(local) > len(
-        prefix) else None
+    return (
+        local[len(prefix) :]
+        if local.lower().startswith(prefix) and len(local) > len(prefix)
+        else None
+    )
 
 
 def magic_link_path(seat: Seat, game: Game, phase_number: int) -> str:
@@ -91,11 +95,16 @@ def magic_link_paths(seats: Sequence[Seat], game: Game, phase_number: int) -> di
     links = []
     for seat in seats:
         assert seat.user_id is not None, "a magic link is for a person's seat"
-        links.append(MagicLink(user_id=seat.user_id, game=game, phase_number=phase_number,
-                               expires_at=expires_at))
+        links.append(
+            MagicLink(
+                user_id=seat.user_id, game=game, phase_number=phase_number, expires_at=expires_at
+            )
+        )
     MagicLink.objects.bulk_create(links)
-    return {seat.pk: reverse("magic_link", args=[signing.dumps(link.nonce, salt=SALT)])
-            for seat, link in zip(seats, links, strict=True)}
+    return {
+        seat.pk: reverse("magic_link", args=[signing.dumps(link.nonce, salt=SALT)])
+        for seat, link in zip(seats, links, strict=True)
+    }
 
 
 def magic_nonce(signed: str) -> str | None:

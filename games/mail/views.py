@@ -28,11 +28,11 @@ from games.words import sentence
 
 LINK_PROBLEMS = {
     "tampered": "This link is not valid: it may have been cut short or changed on its way "
-                "from the email.",
+    "from the email.",
     "used": "This link has been used already: a link from an email signs you in once.",
     "expired": "This link has expired: a link from an email works for a few days only.",
     "stale": "This link was for an earlier phase of the game, and the game has moved on "
-             "since: there may be something new to do.",
+    "since: there may be something new to do.",
     "inactive": "This account is disabled.",
 }
 INVITATIONS_PER_GAME = 50  # enough to fill any game; more is spam
@@ -47,8 +47,11 @@ def magic_link(request: HttpRequest, signed: str) -> HttpResponse:
     """GET asks to continue and uses nothing (mail scanners and previews follow GETs);
     POST signs the player in for this game and phase only (games.middleware), once."""
     nonce = tokens.magic_nonce(signed)
-    link = (MagicLink.objects.select_related("game", "user").filter(nonce=nonce).first()
-            if nonce else None)
+    link = (
+        MagicLink.objects.select_related("game", "user").filter(nonce=nonce).first()
+        if nonce
+        else None
+    )
     if link is None and nonce and tokens.is_past_expiry(signed):
         return _link_problem(request, "expired", None, status=410)  # its row is tidied away
     if link is None:
@@ -69,8 +72,9 @@ def magic_link(request: HttpRequest, signed: str) -> HttpResponse:
 
 
 def _signed_in_fully_as(request: HttpRequest, user_id: int) -> bool:
-    return request.user.is_authenticated and request.user.pk == user_id \
-        and scope_of(request) is None
+    return (
+        request.user.is_authenticated and request.user.pk == user_id and scope_of(request) is None
+    )
 
 
 def link_problem(link: MagicLink) -> str | None:
@@ -87,20 +91,30 @@ def link_problem(link: MagicLink) -> str | None:
 
 def _use(link: MagicLink) -> bool:
     # One conditional UPDATE: of two clicks at once, only one signs in.
-    return MagicLink.objects.filter(pk=link.pk, used_at=None).update(
-        used_at=timezone.now()) == 1
+    return MagicLink.objects.filter(pk=link.pk, used_at=None).update(used_at=timezone.now()) == 1
 
 
-def _link_problem(request: HttpRequest, problem: str, link: MagicLink | None,
-                  status: int) -> HttpResponse:
+def _link_problem(
+    request: HttpRequest, problem: str, link: MagicLink | None, status: int
+) -> HttpResponse:
     game_url = reverse("game", args=[link.game_id]) if link else ""
-    signed_in = link is not None and request.user.is_authenticated \
-        and request.user.pk == link.user_id
+    signed_in = (
+        link is not None and request.user.is_authenticated and request.user.pk == link.user_id
+    )
     login_url = reverse("login") + (f"?{urlencode({'next': game_url})}" if game_url else "")
-    return render(request, "mail/link_problem.html", {
-        "problem": problem, "message": LINK_PROBLEMS[problem], "game_url": game_url,
-        "game": link.game if link else None, "signed_in": signed_in, "login_url": login_url,
-    }, status=status)
+    return render(
+        request,
+        "mail/link_problem.html",
+        {
+            "problem": problem,
+            "message": LINK_PROBLEMS[problem],
+            "game_url": game_url,
+            "game": link.game if link else None,
+            "signed_in": signed_in,
+            "login_url": login_url,
+        },
+        status=status,
+    )
 
 
 # --- unsubscribing ----------------------------------------------------------------------------
@@ -115,8 +129,7 @@ def unsubscribe(request: HttpRequest, signed: str) -> HttpResponse:
     if user is None:
         return render(request, "mail/unsubscribe.html", {"invalid": True}, status=400)
     if request.method == "POST":
-        Notifications.objects.update_or_create(user=user,
-                                               defaults={"mode": EmailPreference.OFF})
+        Notifications.objects.update_or_create(user=user, defaults={"mode": EmailPreference.OFF})
         return render(request, "mail/unsubscribe.html", {"done": True})
     # No address on the page: whoever holds a forwarded email learns nothing from it.
     return render(request, "mail/unsubscribe.html", {"signed": signed})
@@ -129,8 +142,9 @@ def unsubscribe(request: HttpRequest, signed: str) -> HttpResponse:
 def preferences(request: HttpRequest) -> HttpResponse:
     assert request.user.is_authenticated  # login_required
     notifications, _ = Notifications.objects.get_or_create(user=request.user)
-    form = NotificationsForm(request.POST if request.method == "POST" else None,
-                             instance=notifications)
+    form = NotificationsForm(
+        request.POST if request.method == "POST" else None, instance=notifications
+    )
     if form.is_valid():
         form.save()
         messages.success(request, "Your email preferences are saved.")
@@ -158,8 +172,12 @@ def invite_by_email(request: HttpRequest, game_id: int) -> HttpResponse:
         except ValueError as exc:
             form.add_error("addresses", sentence(exc))
         else:
-            messages.success(request, f"Invitations are on their way to {', '.join(invited)}."
-                             if invited else "Everyone on the list was invited already.")
+            messages.success(
+                request,
+                f"Invitations are on their way to {', '.join(invited)}."
+                if invited
+                else "Everyone on the list was invited already.",
+            )
             return redirect("invite", game.invite_token)
     return render(request, "mail/invite_by_email.html", {"form": form, "game": game})
 
@@ -181,10 +199,13 @@ def invite(game: Game, addresses: list[str], inviter: User) -> list[str]:
 
 
 def over_the_daily_invitations(sent: list[str], unsent: list[str]) -> str:
-    return (f"you have sent as many invitations as one person may "
-            f"({per_period('invitation')}); "
-            f"not sent to {', '.join(unsent)}"
-            + (f" (sent to {', '.join(sent)})" if sent else "") + "; try again later")
+    return (
+        f"you have sent as many invitations as one person may "
+        f"({per_period('invitation')}); "
+        f"not sent to {', '.join(unsent)}"
+        + (f" (sent to {', '.join(sent)})" if sent else "")
+        + "; try again later"
+    )
 
 
 # --- muting one game --------------------------------------------------------------------------
@@ -201,8 +222,11 @@ def mute_game(request: HttpRequest, game_id: int) -> HttpResponse:
     game's page is 404 to others, as if it did not exist (ids are sequential)."""
     signed = request.POST.get("s") or request.GET.get("s") or ""
     user_id = outbox.mute_user_id(signed, game_id) if signed else None
-    game = get_object_or_404(Game, pk=game_id) if user_id is not None \
+    game = (
+        get_object_or_404(Game, pk=game_id)
+        if user_id is not None
         else visible_game(request, Game.objects.all(), pk=game_id)
+    )
     if not signed and request.user.is_authenticated:
         user_id = request.user.pk
     elif not signed:
@@ -212,12 +236,17 @@ def mute_game(request: HttpRequest, game_id: int) -> HttpResponse:
     if seat is None:
         return render(request, "mail/mute.html", {"game": game, "invalid": True}, status=400)
     if request.method != "POST":
-        return render(request, "mail/mute.html",
-                      {"game": game, "signed": signed, "muted": seat.mail_muted})
+        return render(
+            request, "mail/mute.html", {"game": game, "signed": signed, "muted": seat.mail_muted}
+        )
     muted = request.POST.get("muted", "on") != "off"
     notify.set_muted(seat, muted)
     if signed:
         return render(request, "mail/mute.html", {"game": game, "done": True, "muted": muted})
-    messages.success(request, "This game's emails are muted: only its final scores will come."
-                     if muted else "This game's emails come again.")
+    messages.success(
+        request,
+        "This game's emails are muted: only its final scores will come."
+        if muted
+        else "This game's emails come again.",
+    )
     return redirect("game", game.pk)

@@ -36,28 +36,56 @@ def signature(form: forms.BaseForm) -> str | None:
     if form.is_bound or form.initial:
         return None
     helper = getattr(form, "helper", None)  # crispy's field tags read a few of its attributes
-    helped = None if helper is None else (
-        helper.field_template,
-        sorted((k, repr(v)) for k, v in helper.get_attributes(TEMPLATE_PACK).items()))
+    helped = (
+        None
+        if helper is None
+        else (
+            helper.field_template,
+            sorted((k, repr(v)) for k, v in helper.get_attributes(TEMPLATE_PACK).items()),
+        )
+    )
     fields = []
     for name, field in form.fields.items():
         widget = field.widget
         choices = getattr(widget, "choices", None)
-        fields.append((
-            name, type(field).__qualname__, type(field).__module__,
-            type(widget).__qualname__, type(widget).__module__,
-            str(field.label), str(field.help_text), field.required, field.disabled,
-            field.show_hidden_initial, field.localize, field.label_suffix,
-            sorted((k, str(v)) for k, v in widget.attrs.items()),
-            sorted((k, str(v)) for k, v in field.widget_attrs(widget).items()),
-            None if choices is None else [(str(k), str(v)) for k, v in choices],
-            widget.template_name, getattr(widget, "option_template_name", None),
-            widget.is_required, widget.is_localized,
-            repr(form.get_initial_for_field(field, name))))
-    return repr((type(form).__qualname__, type(form).__module__, form.auto_id, form.prefix,
-                 form.label_suffix, form.use_required_attribute,
-                 getattr(form, "error_css_class", None),
-                 getattr(form, "required_css_class", None), helped, fields))
+        fields.append(
+            (
+                name,
+                type(field).__qualname__,
+                type(field).__module__,
+                type(widget).__qualname__,
+                type(widget).__module__,
+                str(field.label),
+                str(field.help_text),
+                field.required,
+                field.disabled,
+                field.show_hidden_initial,
+                field.localize,
+                field.label_suffix,
+                sorted((k, str(v)) for k, v in widget.attrs.items()),
+                sorted((k, str(v)) for k, v in field.widget_attrs(widget).items()),
+                None if choices is None else [(str(k), str(v)) for k, v in choices],
+                widget.template_name,
+                getattr(widget, "option_template_name", None),
+                widget.is_required,
+                widget.is_localized,
+                repr(form.get_initial_for_field(field, name)),
+            )
+        )
+    return repr(
+        (
+            type(form).__qualname__,
+            type(form).__module__,
+            form.auto_id,
+            form.prefix,
+            form.label_suffix,
+            form.use_required_attribute,
+            getattr(form, "error_css_class", None),
+            getattr(form, "required_css_class", None),
+            helped,
+            fields,
+        )
+    )
 
 
 @register.filter

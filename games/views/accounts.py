@@ -45,8 +45,9 @@ MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 def safe_next(request: HttpRequest) -> str:
     """Where to go after signing up (e.g. back to an invite), if it is on this site."""
     target = request.POST.get("next") or request.GET.get("next") or ""
-    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()},
-                                       require_https=request.is_secure()):
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return target
     return ""
 
@@ -54,8 +55,7 @@ def safe_next(request: HttpRequest) -> str:
 # --- signing up ----------------------------------------------------------------------------
 
 
-@ratelimit(group="lowenherz.signup", key="ip", rate=rate_of("signup"), method="POST",
-           block=True)
+@ratelimit(group="lowenherz.signup", key="ip", rate=rate_of("signup"), method="POST", block=True)
 def signup(request: HttpRequest) -> HttpResponse:
     """Every accepted form ends on the same "check your email" page, so that the page
     never tells whether an address or a username has an account: a new account waits for
@@ -72,11 +72,15 @@ def signup(request: HttpRequest) -> HttpResponse:
                 signals.signup_with_taken_email.send(sender=User, user=owner)
             elif not _saved(form, user):
                 signals.signup_with_taken_name.send(
-                    sender=User, email=email, username=user.get_username(),
-                    signup_url=_signup_url(safe_next(request)))
+                    sender=User,
+                    email=email,
+                    username=user.get_username(),
+                    signup_url=_signup_url(safe_next(request)),
+                )
             else:
-                signals.signup_started.send(sender=User, user=user,
-                                            confirm_url=confirm_url(user, safe_next(request)))
+                signals.signup_started.send(
+                    sender=User, user=user, confirm_url=confirm_url(user, safe_next(request))
+                )
         return render(request, "registration/signup_sent.html", {"email": email})
     return render(request, "registration/signup.html", {"form": form, "next": safe_next(request)})
 
@@ -106,8 +110,13 @@ def _owner_of(email: str) -> User | None:
 
 
 def confirm_url(user: User, next_page: str) -> str:
-    path = reverse("signup_confirm", args=[urlsafe_base64_encode(force_bytes(user.pk)),
-                                           default_token_generator.make_token(user)])
+    path = reverse(
+        "signup_confirm",
+        args=[
+            urlsafe_base64_encode(force_bytes(user.pk)),
+            default_token_generator.make_token(user),
+        ],
+    )
     return absolute_url(path, query={"next": next_page} if next_page else None)
 
 
@@ -117,11 +126,13 @@ def signup_confirm(request: HttpRequest, uidb64: str, token: str) -> HttpRespons
     in. The token changes with the first login, so the link works once."""
     user = _user_of(uidb64)
     if user is None or user.is_active or not default_token_generator.check_token(user, token):
-        return render(request, "registration/signup_confirm.html", {"invalid": True},
-                      status=410)
+        return render(request, "registration/signup_confirm.html", {"invalid": True}, status=410)
     if request.method != "POST":
-        return render(request, "registration/signup_confirm.html",
-                      {"username": user.get_username(), "next": safe_next(request)})
+        return render(
+            request,
+            "registration/signup_confirm.html",
+            {"username": user.get_username(), "next": safe_next(request)},
+        )
     user.is_active = True
     user.save(update_fields=["is_active"])
     login(request, user, backend=MODEL_BACKEND)
@@ -144,8 +155,7 @@ def _user_of(uidb64: str) -> User | None:
 def profile(request: HttpRequest) -> HttpResponse:
     assert request.user.is_authenticated  # login_required
     user = request.user
-    form = ProfileForm(request.POST if request.method == "POST" else None,
-                       instance=user.profile)
+    form = ProfileForm(request.POST if request.method == "POST" else None, instance=user.profile)
     if form.is_valid():
         new_email = form.cleaned_data["email"] if form.email_changes() else ""
         if new_email and not spend("email_change", f"user:{user.pk}"):
@@ -154,9 +164,12 @@ def profile(request: HttpRequest) -> HttpResponse:
         form.save()
         if new_email:
             ask_email_change(user, new_email)
-            messages.info(request, f"A link is on its way to {new_email}: your email changes "
-                                   "once you open it, signed in as now. Until then it stays "
-                                   f"{user.email}, which was told.")
+            messages.info(
+                request,
+                f"A link is on its way to {new_email}: your email changes "
+                "once you open it, signed in as now. Until then it stays "
+                f"{user.email}, which was told.",
+            )
         messages.success(request, "Your profile is saved.")
         # A redirect, so the next page is already shown in the new time zone.
         return redirect("profile")
@@ -166,14 +179,19 @@ def profile(request: HttpRequest) -> HttpResponse:
 def _profile_context(form: ProfileForm) -> dict[str, object]:
     profile = form.instance
     asked = profile.pending_email_at
-    waiting = bool(profile.pending_email) and asked is not None and \
-        asked > timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
+    waiting = (
+        bool(profile.pending_email)
+        and asked is not None
+        and asked > timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
+    )
     return {"form": form, "pending_email": profile.pending_email if waiting else ""}
 
 
 def over_the_email_changes() -> str:
-    return ("You have asked to change your email as often as one may "
-            f"({per_period('email_change')}); nothing was changed or sent. Try again later.")
+    return (
+        "You have asked to change your email as often as one may "
+        f"({per_period('email_change')}); nothing was changed or sent. Try again later."
+    )
 
 
 # --- changing the email: it takes effect once proven from the new address -------------------
@@ -187,10 +205,10 @@ def over_the_email_changes() -> str:
 EMAIL_CHANGE_SALT = "lowenherz.email-change"
 EMAIL_LINK_PROBLEMS = {
     "invalid": "This link is not valid, or it was used or replaced already: the email "
-               "changes with the newest link asked for, once.",
+    "changes with the newest link asked for, once.",
     "expired": "This link has expired: ask for the change again on your profile.",
     "other_account": "This link is for another account: log out, and log in as the "
-                     "account that asked for the change.",
+    "account that asked for the change.",
     "taken": "Another account has this email address now; your email was not changed.",
 }
 
@@ -199,24 +217,36 @@ def ask_email_change(user: User, new_email: str) -> None:
     """Keep the new address waiting and mail it its link; tell the old one. An address
     another account has gets no link, only word that nothing changed: the page looks the
     same, so that it does not tell which addresses have accounts."""
-    Profile.objects.filter(user=user).update(pending_email=new_email,
-                                             pending_email_at=timezone.now())
+    Profile.objects.filter(user=user).update(
+        pending_email=new_email, pending_email_at=timezone.now()
+    )
     holder = _holder_of(new_email, other_than=user)
-    signals.email_change_asked.send(sender=User, user=user, new_email=new_email,
-                                    confirm_url=_email_change_url(user, new_email),
-                                    holder=holder)
+    signals.email_change_asked.send(
+        sender=User,
+        user=user,
+        new_email=new_email,
+        confirm_url=_email_change_url(user, new_email),
+        holder=holder,
+    )
 
 
 def _holder_of(email: str, other_than: User) -> User | None:
     """The other account with this address; a signup never confirmed holds none."""
-    return User.objects.filter(email__iexact=email).exclude(pk=other_than.pk).exclude(
-        is_active=False, last_login=None).first()
+    return (
+        User.objects.filter(email__iexact=email)
+        .exclude(pk=other_than.pk)
+        .exclude(is_active=False, last_login=None)
+        .first()
+    )
 
 
 def _email_change_url(user: User, new_email: str) -> str:
     # The old address is in it, so that the link dies with the change it makes.
-    signed = signing.dumps({"u": user.pk, "from": user.email.lower(), "to": new_email},
-                           salt=EMAIL_CHANGE_SALT, compress=True)
+    signed = signing.dumps(
+        {"u": user.pk, "from": user.email.lower(), "to": new_email},
+        salt=EMAIL_CHANGE_SALT,
+        compress=True,
+    )
     return absolute_url("email_confirm", signed)
 
 
@@ -224,8 +254,9 @@ def _asked_change(signed: str, user: User) -> tuple[str, str]:
     """(the new address, "") if the link makes a change this account waits for, else
     ("", the problem)."""
     try:
-        asked = signing.loads(signed, salt=EMAIL_CHANGE_SALT,
-                              max_age=settings.PASSWORD_RESET_TIMEOUT)
+        asked = signing.loads(
+            signed, salt=EMAIL_CHANGE_SALT, max_age=settings.PASSWORD_RESET_TIMEOUT
+        )
     except signing.SignatureExpired:
         return "", "expired"
     except signing.BadSignature:
@@ -234,8 +265,11 @@ def _asked_change(signed: str, user: User) -> tuple[str, str]:
         return "", "other_account"
     pending = Profile.objects.filter(user=user).values_list("pending_email", flat=True)
     new_email = str(asked.get("to", ""))
-    if asked.get("from") != user.email.lower() or not new_email \
-            or new_email.lower() != (pending.first() or "").lower():
+    if (
+        asked.get("from") != user.email.lower()
+        or not new_email
+        or new_email.lower() != (pending.first() or "").lower()
+    ):
         return "", "invalid"
     return new_email, ""
 
@@ -251,8 +285,12 @@ def email_confirm(request: HttpRequest, signed: str) -> HttpResponse:
         if not problem and request.method == "POST":
             problem = _change_email(user, new_email)
     if problem:
-        return render(request, "registration/email_confirm.html",
-                      {"problem": EMAIL_LINK_PROBLEMS[problem]}, status=410)
+        return render(
+            request,
+            "registration/email_confirm.html",
+            {"problem": EMAIL_LINK_PROBLEMS[problem]},
+            status=410,
+        )
     if request.method != "POST":
         return render(request, "registration/email_confirm.html", {"new_email": new_email})
     messages.success(request, f"Your email is now {new_email}.")
@@ -279,12 +317,26 @@ def _reset_address(group: str, request: HttpRequest) -> str:
     return request.POST.get("email", "").strip().lower()
 
 
-@method_decorator(ratelimit(group="lowenherz.password_reset.ip", key="ip",
-                            rate=rate_of("password_reset"), method="POST", block=False),
-                  name="dispatch")
-@method_decorator(ratelimit(group="lowenherz.password_reset.email", key=_reset_address,
-                            rate=rate_of("password_reset"), method="POST", block=False),
-                  name="dispatch")
+@method_decorator(
+    ratelimit(
+        group="lowenherz.password_reset.ip",
+        key="ip",
+        rate=rate_of("password_reset"),
+        method="POST",
+        block=False,
+    ),
+    name="dispatch",
+)
+@method_decorator(
+    ratelimit(
+        group="lowenherz.password_reset.email",
+        key=_reset_address,
+        rate=rate_of("password_reset"),
+        method="POST",
+        block=False,
+    ),
+    name="dispatch",
+)
 class PasswordResetView(auth_views.PasswordResetView):
     """Django's, with limits per address and per email address. Over one, the page is
     the same "done" page as ever (it must not tell), and no email goes out."""

@@ -39,12 +39,21 @@ DATE = forms.DateInput(attrs={"type": "date", "class": "form-control"})
 
 
 class ArchiveFilter(forms.Form):
-    player = forms.CharField(required=False, max_length=40, widget=forms.TextInput(
-        attrs={"class": "form-control", "placeholder": "user or display name"}))
+    player = forms.CharField(
+        required=False,
+        max_length=40,
+        widget=forms.TextInput(
+            attrs={"class": "form-control", "placeholder": "user or display name"}
+        ),
+    )
     players = forms.TypedChoiceField(
-        required=False, coerce=int, empty_value=None, label="Number of players",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        label="Number of players",
         choices=[("", "Any"), (2, "2"), (3, "3"), (4, "4")],
-        widget=forms.Select(attrs={"class": "form-select"}))
+        widget=forms.Select(attrs={"class": "form-select"}),
+    )
     finished_from = forms.DateField(required=False, label="Finished from", widget=DATE)
     finished_to = forms.DateField(required=False, label="Finished until", widget=DATE)
 
@@ -55,8 +64,9 @@ class ArchiveFilter(forms.Form):
         data = self.cleaned_data
         if data.get("player"):
             name = data["player"]
-            seats = Seat.objects.filter(Q(user__username__icontains=name)
-                                        | Q(user__profile__display_name__icontains=name))
+            seats = Seat.objects.filter(
+                Q(user__username__icontains=name) | Q(user__profile__display_name__icontains=name)
+            )
             games = games.filter(pk__in=seats.values("game_id"))
         if data.get("players"):
             games = games.filter(player_count=data["players"])
@@ -69,9 +79,12 @@ class ArchiveFilter(forms.Form):
 
 def finished_games() -> QuerySet[Game]:
     seats = Seat.objects.select_related("user__profile")
-    return (Game.objects.filter(status=Game.Status.FINISHED).defer("state")
-            .prefetch_related(Prefetch("seats", queryset=seats))
-            .order_by("-finished_at", "-pk"))
+    return (
+        Game.objects.filter(status=Game.Status.FINISHED)
+        .defer("state")
+        .prefetch_related(Prefetch("seats", queryset=seats))
+        .order_by("-finished_at", "-pk")
+    )
 
 
 def archive_list(request: HttpRequest) -> HttpResponse:
@@ -80,8 +93,9 @@ def archive_list(request: HttpRequest) -> HttpResponse:
     page = Paginator(form.apply(games), PAGE_SIZE).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
-    return render(request, "archive/list.html",
-                  {"form": form, "page": page, "query": query.urlencode()})
+    return render(
+        request, "archive/list.html", {"form": form, "page": page, "query": query.urlencode()}
+    )
 
 
 # --- one game, step by step ------------------------------------------------------------
@@ -100,36 +114,57 @@ class Step:
 def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
     seats = Seat.objects.select_related("user__profile")
     game = visible_game(
-        request, Game.objects.defer("state").prefetch_related(Prefetch("seats", queryset=seats)),
-        pk=game_id, status=Game.Status.FINISHED)
+        request,
+        Game.objects.defer("state").prefetch_related(Prefetch("seats", queryset=seats)),
+        pk=game_id,
+        status=Game.Status.FINISHED,
+    )
     steps, index, state = pick_step(game, request.GET.get("step"))
     step = steps[index]
     shown = present(game, everything=True, state=state)  # the game is over: no secrets
     v, names = shown.view, shown.names
     assert v is not None
     context = {
-        "game": game, "step": step, "index": index, "last": len(steps) - 1,
+        "game": game,
+        "step": step,
+        "index": index,
+        "last": len(steps) - 1,
         "links": step_links(game.pk, index, len(steps)),
-        "v": v, "board": render_board(v),
+        "v": v,
+        "board": render_board(v),
         "players": [player_row(seat, v, steps[-1].power) for seat in game.seats.all()],
         **step_details(shown, v),
         "events": phase_events(shown, step.phase_number),
         "moves": phase_moves(shown, step.phase_number),
         "winner_names": [shown.name(c) for c in game.winners],
-        "chart": power_chart([(i, s.power) for i, s in enumerate(steps)],
-                             [seat.colour for seat in game.seats.all()],
-                             marker=index, labels=names),
+        "chart": power_chart(
+            [(i, s.power) for i, s in enumerate(steps)],
+            [seat.colour for seat in game.seats.all()],
+            marker=index,
+            labels=names,
+        ),
         # The table talk to everyone (private messages stay private, even now).
-        "talk": [{"heading": chat.heading(m, None), "turn": m.turn, "text": m.text,
-                  "colour": m.sender.colour} for m in chat.for_archive(game)],
+        "talk": [
+            {
+                "heading": chat.heading(m, None),
+                "turn": m.turn,
+                "text": m.text,
+                "colour": m.sender.colour,
+            }
+            for m in chat.for_archive(game)
+        ],
     }
     return render(request, "archive/game.html", context)
 
 
 def player_row(seat: Seat, shown: View, final: dict[str, int]) -> dict[str, Any]:
     player = shown["players"][seat.colour]
-    return {**player, "seat": seat, "final_power": final.get(seat.colour),
-            "hand": [card_name(c) for c in player["hand"]]}
+    return {
+        **player,
+        "seat": seat,
+        "final_power": final.get(seat.colour),
+        "hand": [card_name(c) for c in player["hand"]],
+    }
 
 
 def step_details(shown: Presentation, v: View) -> dict[str, Any]:
@@ -138,20 +173,24 @@ def step_details(shown: Presentation, v: View) -> dict[str, Any]:
     return {
         "phase_text": shown.phase_sentence(),
         "card_text": card_text(v["card"]),
-        "decisions": [{"colour": c, "name": shown.name(c),
-                       "cards": [choice["card"] for choice in choices]}
-                      for c, choices in v["decisions"].items()],
-        "sealed": [{"colour": c, "name": shown.name(c),
-                    "text": format_move(move_from_json(move))}
-                   for c, move in v.get("sealed", {}).items()],
+        "decisions": [
+            {"colour": c, "name": shown.name(c), "cards": [choice["card"] for choice in choices]}
+            for c, choices in v["decisions"].items()
+        ],
+        "sealed": [
+            {"colour": c, "name": shown.name(c), "text": format_move(move_from_json(move))}
+            for c, move in v.get("sealed", {}).items()
+        ],
         "piles": [[card_name(c) for c in pile] for pile in v["pile_contents"]],
     }
 
 
 def game_steps(game: Game) -> list[Step]:
     """The game's phases, oldest first, without their states."""
-    return [Step(*row) for row in
-            game.snapshots.values_list("phase_number", "turn", "phase_kind", "power")]
+    return [
+        Step(*row)
+        for row in game.snapshots.values_list("phase_number", "turn", "phase_kind", "power")
+    ]
 
 
 def pick_step(game: Game, raw: str | None) -> tuple[list[Step], int, GameState]:
@@ -163,9 +202,15 @@ def pick_step(game: Game, raw: str | None) -> tuple[list[Step], int, GameState]:
     rows = list(
         game.snapshots.order_by("phase_number")
         .annotate(at=Window(RowNumber(), order_by="phase_number"), steps=Window(Count("*")))
-        .annotate(chosen=Case(When(Q(at=wanted) | Q(at=F("steps"), steps__lt=wanted),
-                                   then="state"), default=None, output_field=JSONField()))
-        .values_list("phase_number", "turn", "phase_kind", "power", "chosen"))
+        .annotate(
+            chosen=Case(
+                When(Q(at=wanted) | Q(at=F("steps"), steps__lt=wanted), then="state"),
+                default=None,
+                output_field=JSONField(),
+            )
+        )
+        .values_list("phase_number", "turn", "phase_kind", "power", "chosen")
+    )
     if not rows:
         raise Http404("this game has no recorded phases")
     index = step_index(raw, len(rows))
@@ -189,21 +234,29 @@ def step_index(raw: str | None, count: int) -> int:
     return within(raw, 0, count - 1, default=0)
 
 
-def step_links(game_id: int, index: int, count: int, url_name: str = "archive_game"
-               ) -> dict[str, dict[str, Any]]:
+def step_links(
+    game_id: int, index: int, count: int, url_name: str = "archive_game"
+) -> dict[str, dict[str, Any]]:
     """First, previous, next and last `?step=` links of the page `url_name`."""
     url = reverse(url_name, args=[game_id])
-    targets = {"first": 0, "prev": max(index - 1, 0), "next": min(index + 1, count - 1),
-               "last": count - 1}
-    return {name: {"url": f"{url}?step={target}", "disabled": target == index}
-            for name, target in targets.items()}
+    targets = {
+        "first": 0,
+        "prev": max(index - 1, 0),
+        "next": min(index + 1, count - 1),
+        "last": count - 1,
+    }
+    return {
+        name: {"url": f"{url}?step={target}", "disabled": target == index}
+        for name, target in targets.items()
+    }
 
 
 def phase_events(shown: Presentation, phase_number: int) -> list[dict[str, str]]:
     """Every event that led to this snapshot, those once meant for one player's eyes too."""
-    return [{"text": e.text, "kind": e.kind,
-             "secret_to": shown.name(e.to_colour) if e.private else ""}
-            for e in shown.events(phase_number=phase_number)]
+    return [
+        {"text": e.text, "kind": e.kind, "secret_to": shown.name(e.to_colour) if e.private else ""}
+        for e in shown.events(phase_number=phase_number)
+    ]
 
 
 def phase_moves(shown: Presentation, phase_number: int) -> list[dict[str, str]]:
@@ -212,9 +265,9 @@ def phase_moves(shown: Presentation, phase_number: int) -> list[dict[str, str]]:
     events) carries the number of the phase it was made in."""
     entries = shown.game.record.filter(
         Q(phase_number=phase_number - 1) & ~Q(move__type="EndAlliance")
-        | Q(phase_number=phase_number, move__type="EndAlliance"))
-    return [{"colour": e.colour, "name": shown.name(e.colour), "text": e.text}
-            for e in entries]
+        | Q(phase_number=phase_number, move__type="EndAlliance")
+    )
+    return [{"colour": e.colour, "name": shown.name(e.colour), "text": e.text} for e in entries]
 
 
 # --- the record ---------------------------------------------------------------------------
@@ -223,15 +276,18 @@ def phase_moves(shown: Presentation, phase_number: int) -> list[dict[str, str]]:
 def game_record(game: Game) -> dict[str, Any]:
     """The game as `python -m engine.replay` reads it: settings, submissions, result."""
     colours = tuple(game.seats.order_by("position").values_list("colour", flat=True))
-    moves = [(colour, move_from_json(move))
-             for colour, move in game.record.order_by("index").values_list("colour", "move")]
+    moves = [
+        (colour, move_from_json(move))
+        for colour, move in game.record.order_by("index").values_list("colour", "move")
+    ]
     result = Result(Result.of(game.engine_state).power, list(game.winners))
     return record_to_json(game.settings_for(colours), moves, result)
 
 
 def record_json(request: HttpRequest, game_id: int) -> HttpResponse:
     game = visible_game(request, Game.objects.all(), pk=game_id, status=Game.Status.FINISHED)
-    response = HttpResponse(json.dumps(game_record(game), indent=1),
-                            content_type="application/json")
+    response = HttpResponse(
+        json.dumps(game_record(game), indent=1), content_type="application/json"
+    )
     response["Content-Disposition"] = f'attachment; filename="lowenherz-game-{game.pk}.json"'
     return response

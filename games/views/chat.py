@@ -27,8 +27,7 @@ def _back(game: Game) -> HttpResponse:
 @login_required
 @require_POST
 def say(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = visible_game(request, Game.objects.prefetch_related("seats__user__profile"),
-                        pk=game_id)
+    game = visible_game(request, Game.objects.prefetch_related("seats__user__profile"), pk=game_id)
     me = game.seat_for(request.user)
     if me is None:
         messages.error(request, "Not sent: only the players of a game can write to its table.")
@@ -36,14 +35,17 @@ def say(request: HttpRequest, game_id: int) -> HttpResponse:
     form = MessageForm(list(game.seats.all()), me, request.POST)
     try:
         if not form.is_valid():
-            raise services.GameError(" ".join(str(e) for errors in form.errors.values()
-                                              for e in errors).rstrip("."))
-        chat.post(game.pk, request.user.pk, form.cleaned_data["text"],
-                  form.cleaned_data["to"])
+            raise services.GameError(
+                " ".join(str(e) for errors in form.errors.values() for e in errors).rstrip(".")
+            )
+        chat.post(game.pk, request.user.pk, form.cleaned_data["text"], form.cleaned_data["to"])
     except services.GameError as error:
         messages.error(request, f"Not sent: {sentence(error)}")
-        request.session[DRAFT] = {"game": game.pk, "to": request.POST.get("to", "")[:12],
-                                  "text": request.POST.get("text", "")[:MESSAGE_CHARS * 2]}
+        request.session[DRAFT] = {
+            "game": game.pk,
+            "to": request.POST.get("to", "")[:12],
+            "text": request.POST.get("text", "")[: MESSAGE_CHARS * 2],
+        }
         return _back(game)
     return _back(game)
 
@@ -59,8 +61,7 @@ def draft_of(request: HttpRequest, game: Game) -> dict[str, str] | None:
 @login_required
 @require_POST
 def mute_player(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = visible_game(request, Game.objects.prefetch_related("seats__user__profile"),
-                        pk=game_id)
+    game = visible_game(request, Game.objects.prefetch_related("seats__user__profile"), pk=game_id)
     me = game.seat_for(request.user)
     colour = request.POST.get("colour", "")[:12]
     muted = request.POST.get("muted") == "on"

@@ -24,11 +24,16 @@ from games.visibility import visible_game
 
 class ExtendDeadlineForm(forms.Form):
     hours = forms.IntegerField(
-        label="Extend the deadline by (hours)", min_value=1, max_value=MAX_DEADLINE_HOURS,
-        error_messages={"min_value": f"Extend by 1 to {MAX_DEADLINE_HOURS} hours.",
-                        "max_value": f"Extend by 1 to {MAX_DEADLINE_HOURS} hours.",
-                        "required": "Say by how many hours.",
-                        "invalid": "Say by how many hours, as a whole number."})
+        label="Extend the deadline by (hours)",
+        min_value=1,
+        max_value=MAX_DEADLINE_HOURS,
+        error_messages={
+            "min_value": f"Extend by 1 to {MAX_DEADLINE_HOURS} hours.",
+            "max_value": f"Extend by 1 to {MAX_DEADLINE_HOURS} hours.",
+            "required": "Say by how many hours.",
+            "invalid": "Say by how many hours, as a whole number.",
+        },
+    )
 
 
 def _when(moment: datetime) -> str:
@@ -51,8 +56,9 @@ def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
         messages.error(request, f"Not extended: {exc}.")
     else:
         assert game.deadline is not None  # just extended
-        messages.success(request, f"The deadline is now {_when(game.deadline)}; the players "
-                                  "are told by email.")
+        messages.success(
+            request, f"The deadline is now {_when(game.deadline)}; the players are told by email."
+        )
     return redirect("game", game_id=game.pk)
 
 

@@ -41,8 +41,11 @@ EVENTS_PER_PAGE = 100
 
 def history(request: HttpRequest, game_id: int) -> HttpResponse:
     seats = Seat.objects.select_related("user__profile")
-    game = visible_game(request, Game.objects.defer("state").prefetch_related(
-        Prefetch("seats", queryset=seats)), pk=game_id)
+    game = visible_game(
+        request,
+        Game.objects.defer("state").prefetch_related(Prefetch("seats", queryset=seats)),
+        pk=game_id,
+    )
     seat = game.seat_for(request.user)
     if "step" in request.GET:
         return _step_page(request, game, seat)
@@ -57,11 +60,18 @@ def _log_page(request: HttpRequest, game: Game, seat: Seat | None) -> HttpRespon
     paginator = Paginator(shown.visible_events(), EVENTS_PER_PAGE)
     last = paginator.num_pages
     page = paginator.page(within(request.GET.get("page"), 1, last, default=last))
-    return render(request, "games/history.html", {
-        "game": game, "seat": seat, "mode": "log", "page": page,
-        "page_links": _page_links(game.pk, page),
-        "phases": _by_phase(shown, page, game_steps(game)),
-    })
+    return render(
+        request,
+        "games/history.html",
+        {
+            "game": game,
+            "seat": seat,
+            "mode": "log",
+            "page": page,
+            "page_links": _page_links(game.pk, page),
+            "phases": _by_phase(shown, page, game_steps(game)),
+        },
+    )
 
 
 def _by_phase(shown: Presentation, page: Page, steps: list[Step]) -> list[dict[str, Any]]:
@@ -73,9 +83,16 @@ def _by_phase(shown: Presentation, page: Page, steps: list[Step]) -> list[dict[s
         line = shown.line(event)
         if not runs or runs[-1]["phase_number"] != line.phase_number:
             at = index.get(line.phase_number)
-            runs.append({"phase_number": line.phase_number, "turn": line.turn, "lines": [],
-                         "step": at, "kind": steps[at].phase_kind if at is not None else "",
-                         "url": f"{url}?step={at}" if at is not None else ""})
+            runs.append(
+                {
+                    "phase_number": line.phase_number,
+                    "turn": line.turn,
+                    "lines": [],
+                    "step": at,
+                    "kind": steps[at].phase_kind if at is not None else "",
+                    "url": f"{url}?step={at}" if at is not None else "",
+                }
+            )
         runs[-1]["lines"].append(line)
     return runs
 
@@ -83,10 +100,16 @@ def _by_phase(shown: Presentation, page: Page, steps: list[Step]) -> list[dict[s
 def _page_links(game_id: int, page: Page) -> dict[str, dict[str, Any]]:
     url = reverse("game_history", args=[game_id])
     last = page.paginator.num_pages
-    targets = {"first": 1, "prev": max(page.number - 1, 1),
-               "next": min(page.number + 1, last), "last": last}
-    return {name: {"url": f"{url}?page={target}", "disabled": target == page.number}
-            for name, target in targets.items()}
+    targets = {
+        "first": 1,
+        "prev": max(page.number - 1, 1),
+        "next": min(page.number + 1, last),
+        "last": last,
+    }
+    return {
+        name: {"url": f"{url}?page={target}", "disabled": target == page.number}
+        for name, target in targets.items()
+    }
 
 
 # --- one past phase ----------------------------------------------------------------------------
@@ -98,18 +121,31 @@ def _step_page(request: HttpRequest, game: Game, seat: Seat | None) -> HttpRespo
     shown = present(game, seat, state=state)  # the viewer's view of then, never more
     v = shown.view
     assert v is not None
-    return render(request, "games/history.html", {
-        "game": game, "seat": seat, "mode": "step", "step": step, "index": index,
-        "last": len(steps) - 1, "links": step_links(game.pk, index, len(steps), "game_history"),
-        "v": v, "board": mark_safe(render_board(v)),  # render_board escapes what it writes
-        "players": power_track(shown, v), "my": v["players"].get(v["viewer"] or ""),
-        "card_text": card_text(v.get("card")), "decisions": shown.decisions(),
-        "phase_sentence": shown.phase_sentence(), "my_sealed": _my_sealed(v),
-        "seats": list(game.seats.all()),
-        "neutral": sorted({c[2] for c in v["castles"]} - set(v["players"])),
-        "events": phase_events(shown, step.phase_number),
-        "log_url": _log_page_of(shown, step.phase_number),
-    })
+    return render(
+        request,
+        "games/history.html",
+        {
+            "game": game,
+            "seat": seat,
+            "mode": "step",
+            "step": step,
+            "index": index,
+            "last": len(steps) - 1,
+            "links": step_links(game.pk, index, len(steps), "game_history"),
+            "v": v,
+            "board": mark_safe(render_board(v)),  # render_board escapes what it writes
+            "players": power_track(shown, v),
+            "my": v["players"].get(v["viewer"] or ""),
+            "card_text": card_text(v.get("card")),
+            "decisions": shown.decisions(),
+            "phase_sentence": shown.phase_sentence(),
+            "my_sealed": _my_sealed(v),
+            "seats": list(game.seats.all()),
+            "neutral": sorted({c[2] for c in v["castles"]} - set(v["players"])),
+            "events": phase_events(shown, step.phase_number),
+            "log_url": _log_page_of(shown, step.phase_number),
+        },
+    )
 
 
 def _log_page_of(shown: Presentation, phase_number: int) -> str:

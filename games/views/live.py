@@ -66,8 +66,9 @@ def _user(request: HttpRequest) -> int:
 
 def _mine(request: HttpRequest, column: str) -> Subquery:
     """A column of the requesting person's seat in the outer game (NULL without one)."""
-    return Subquery(Seat.objects.filter(game=OuterRef("pk"), user_id=_user(request))
-                    .values(column)[:1])
+    return Subquery(
+        Seat.objects.filter(game=OuterRef("pk"), user_id=_user(request)).values(column)[:1]
+    )
 
 
 def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
@@ -75,27 +76,50 @@ def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
     if they may not see the game."""
     seats = Seat.objects.filter(game=OuterRef("pk"))
     this_phase = PendingSubmission.objects.filter(
-        game=OuterRef("pk"), phase_number=OuterRef("phase_number"))
+        game=OuterRef("pk"), phase_number=OuterRef("phase_number")
+    )
     games = Game.objects.only("pk", *GAME_COLUMNS).annotate(
         my_colour=_mine(request, "colour"),
         seated=_count(seats),
         computers=_count(seats.exclude(IN_PERSON)),
         submitted=_count(this_phase),
-        my_submission=Subquery(this_phase.filter(seat__user=_user(request))
-                               .values("submitted_at")[:1]),
+        my_submission=Subquery(
+            this_phase.filter(seat__user=_user(request)).values("submitted_at")[:1]
+        ),
         last_event=Subquery(  # the newest event I may read (none for others' eyes only)
             Event.objects.filter(game=OuterRef("pk"))
             .filter(Q(to_colour="") | Q(to_colour=OuterRef("my_colour")))
-            .order_by().values("game_id").annotate(last=Max("index")).values("last")),
+            .order_by()
+            .values("game_id")
+            .annotate(last=Max("index"))
+            .values("last")
+        ),
         last_message=Subquery(  # the newest message of the table I may read
             Message.objects.filter(game=OuterRef("pk"))
-            .filter(Q(to_seat__isnull=True) | Q(to_seat__colour=OuterRef("my_colour"))
-                    | Q(sender__colour=OuterRef("my_colour")))
-            .order_by().values("game_id").annotate(last=Max("pk")).values("last")))
+            .filter(
+                Q(to_seat__isnull=True)
+                | Q(to_seat__colour=OuterRef("my_colour"))
+                | Q(sender__colour=OuterRef("my_colour"))
+            )
+            .order_by()
+            .values("game_id")
+            .annotate(last=Max("pk"))
+            .values("last")
+        ),
+    )
     game = visible_game(request, games, pk=game_id)
-    parts = [getattr(game, name) for name in (*GAME_COLUMNS, "seated", "computers",
-                                              "submitted", "my_submission", "last_event",
-                                              "last_message")]
+    parts = [
+        getattr(game, name)
+        for name in (
+            *GAME_COLUMNS,
+            "seated",
+            "computers",
+            "submitted",
+            "my_submission",
+            "last_event",
+            "last_message",
+        )
+    ]
     return {"version": digest(parts), "phase": game.phase_number, "status": game.status}
 
 
@@ -111,27 +135,39 @@ def _my_page(request: HttpRequest, number: int) -> list[Any]:
     """The lobby's page `number` of my games, in its order, each with what its row shows
     and how many games I have in all: one query."""
     start = (number - 1) * MY_GAMES_PAGE
-    return list(my_games_in_order(request.user)
-                .annotate(seated=_count(Seat.objects.filter(game=OuterRef("pk"))),
-                          submitted=_count(PendingSubmission.objects.filter(
-                              game=OuterRef("pk"), phase_number=OuterRef("phase_number"))),
-                          total=Window(Count("pk")))
-                .values_list("pk", *GAME_COLUMNS, "seated", "submitted", "total")
-                [start:start + MY_GAMES_PAGE])
+    return list(
+        my_games_in_order(request.user)
+        .annotate(
+            seated=_count(Seat.objects.filter(game=OuterRef("pk"))),
+            submitted=_count(
+                PendingSubmission.objects.filter(
+                    game=OuterRef("pk"), phase_number=OuterRef("phase_number")
+                )
+            ),
+            total=Window(Count("pk")),
+        )
+        .values_list("pk", *GAME_COLUMNS, "seated", "submitted", "total")[
+            start : start + MY_GAMES_PAGE
+        ]
+    )
 
 
 def _open_page(request: HttpRequest, number: int) -> list[Any]:
     """The lobby's page `number` of open games: each with its seats taken, and how many
     open games there are in all; one query."""
     start = (number - 1) * OPEN_GAMES_PAGE
-    return list(open_games(request)
-                .annotate(seated=_count(Seat.objects.filter(game=OuterRef("pk"))),
-                          total=Window(Count("pk")))
-                .values_list("pk", "seated", "total")[start:start + OPEN_GAMES_PAGE])
+    return list(
+        open_games(request)
+        .annotate(
+            seated=_count(Seat.objects.filter(game=OuterRef("pk"))), total=Window(Count("pk"))
+        )
+        .values_list("pk", "seated", "total")[start : start + OPEN_GAMES_PAGE]
+    )
 
 
-def _shown_page(read: Callable[[int], list[Any]], number: int, count: Callable[[], int],
-                per_page: int) -> list[Any]:
+def _shown_page(
+    read: Callable[[int], list[Any]], number: int, count: Callable[[], int], per_page: int
+) -> list[Any]:
     """The rows of page `number` as the lobby shows it: the last page if past it (and
     the first if it is not a number), as Django's `Paginator.get_page` does."""
     rows = read(number) if number >= 1 else []
@@ -145,12 +181,18 @@ def lobby_version(request: HttpRequest) -> str:
     open games (`?open=`); a query for each, whatever the number of games."""
     mine: list[Any] = []
     if request.user.is_authenticated:
-        mine = _shown_page(lambda n: _my_page(request, n),
-                           _page_number(request.GET.get("page")),
-                           my_games_in_order(request.user).count, MY_GAMES_PAGE)
-    gathering = _shown_page(lambda n: _open_page(request, n),
-                            _page_number(request.GET.get("open")),
-                            open_games(request).count, OPEN_GAMES_PAGE)
+        mine = _shown_page(
+            lambda n: _my_page(request, n),
+            _page_number(request.GET.get("page")),
+            my_games_in_order(request.user).count,
+            MY_GAMES_PAGE,
+        )
+    gathering = _shown_page(
+        lambda n: _open_page(request, n),
+        _page_number(request.GET.get("open")),
+        open_games(request).count,
+        OPEN_GAMES_PAGE,
+    )
     return digest([mine, gathering])
 
 

@@ -44,9 +44,25 @@ FINISHED_SHOWN = 20  # the archive has the rest
 MY_GAMES_PAGE = 25  # my games shown per page (those waiting for me first), as the archive's
 OPEN_GAMES_PAGE = 25  # open games shown per page, the newest first (`?open=`)
 # What a list shows of a game (never its state).
-LISTED = ("name", "status", "player_count", "setup", "decisions", "money", "deadline_hours",
-          "invite_only", "invite_token", "phase_number", "waiting", "deadline", "winners",
-          "created_at", "finished_at")
+LISTED = (
+    "name",
+    "status",
+    "player_count",
+    "setup",
+    "decisions",
+    "money",
+    "deadline_hours",
+    "invite_only",
+    "invite_token",
+    "phase_number",
+    "waiting",
+    "deadline",
+    "winners",
+    "created_at",
+    "finished_at",
+)
+
+
 @dataclass(frozen=True)
 class ListedSeat:
     """A seat as a list shows it."""
@@ -79,12 +95,22 @@ def seats_by_game(game_ids: list[int]) -> dict[int, list[ListedSeat]]:
     """The seats of every game listed, in seat order, in one query for all of them (rows,
     not models: a list of games shows a few words of each seat)."""
     stored = PendingSubmission.objects.filter(
-        seat=OuterRef("pk"), phase_number=OuterRef("game__phase_number"))
+        seat=OuterRef("pk"), phase_number=OuterRef("game__phase_number")
+    )
     rows: Iterable[tuple[Any, ...]] = (  # a seat's user may be gone: user_id None
-        Seat.objects.filter(game_id__in=game_ids).annotate(submitted=Exists(stored))
+        Seat.objects.filter(game_id__in=game_ids)
+        .annotate(submitted=Exists(stored))
         .order_by("game_id", "position")
-        .values_list("game_id", "colour", "user_id", "is_computer", "user__username",
-                     "user__profile__display_name", "submitted"))
+        .values_list(
+            "game_id",
+            "colour",
+            "user_id",
+            "is_computer",
+            "user__username",
+            "user__profile__display_name",
+            "submitted",
+        )
+    )
     seats: dict[int, list[ListedSeat]] = {i: [] for i in game_ids}
     for game_id, colour, user_id, computer, username, shown_name, submitted in rows:
         if computer:  # the words of Seat.display_name
@@ -117,18 +143,22 @@ def listings(request: HttpRequest, games: list[Game]) -> list[Listing]:
     rows = []
     for game in games:
         names = {s.colour: s.display_name for s in seats[game.pk]}
-        mine = next((s.colour for s in seats[game.pk] if user_id and s.user_id == user_id),
-                    None)
+        mine = next((s.colour for s in seats[game.pk] if user_id and s.user_id == user_id), None)
         invite_url = ""
         if mine is not None and game.status == Game.Status.OPEN:
-            invite_url = request.build_absolute_uri(
-                reverse("invite", args=[game.invite_token]))
+            invite_url = request.build_absolute_uri(reverse("invite", args=[game.invite_token]))
         waiting = still_waiting(game, seats[game.pk])
-        rows.append(Listing(
-            game=game, seats=seats[game.pk], my_colour=mine, invite_url=invite_url,
-            waiting_for=[name_of(c, names) for c in waiting if c != mine],
-            winners=[name_of(c, names) for c in game.winners],
-            is_my_turn=mine is not None and mine in waiting))
+        rows.append(
+            Listing(
+                game=game,
+                seats=seats[game.pk],
+                my_colour=mine,
+                invite_url=invite_url,
+                waiting_for=[name_of(c, names) for c in waiting if c != mine],
+                winners=[name_of(c, names) for c in game.winners],
+                is_my_turn=mine is not None and mine in waiting,
+            )
+        )
     return rows
 
 
@@ -137,10 +167,12 @@ def my_games_in_order(user: Any) -> QuerySet[Game]:
     whose phase waits for their move first, then the nearest deadline, games gathering
     players last. Without the state; each game carries `my_colour`, `my_seat` and
     `my_turn` (games.context_processors.my_games: the rule the navigation counts)."""
-    return (my_games(user).only(*LISTED)
-            .filter(status__in=[Game.Status.OPEN, Game.Status.RUNNING])
-            .order_by(F("my_turn").desc(), F("deadline").asc(nulls_last=True), "created_at",
-                      "pk"))
+    return (
+        my_games(user)
+        .only(*LISTED)
+        .filter(status__in=[Game.Status.OPEN, Game.Status.RUNNING])
+        .order_by(F("my_turn").desc(), F("deadline").asc(nulls_last=True), "created_at", "pk")
+    )
 
 
 class CountedPaginator(Paginator):
@@ -201,24 +233,36 @@ def lobby(request: HttpRequest) -> HttpResponse:
         if page.number > 1:
             live_url += f"&page={page.number}"
     open_page = Paginator(open_games(request).only(*LISTED), OPEN_GAMES_PAGE).get_page(
-        request.GET.get("open"))
+        request.GET.get("open")
+    )
     if open_page.number > 1:
         live_url += f"&open={open_page.number}"
     # Each list's page links keep the other list's page.
-    context.update(open_page=open_page, live_url=live_url,
-                   keep_open=f"&open={open_page.number}" if open_page.number > 1 else "",
-                   keep_page=f"&page={context['my_page'].number}"
-                   if context["my_page"] and context["my_page"].number > 1 else "")
+    context.update(
+        open_page=open_page,
+        live_url=live_url,
+        keep_open=f"&open={open_page.number}" if open_page.number > 1 else "",
+        keep_page=f"&page={context['my_page'].number}"
+        if context["my_page"] and context["my_page"].number > 1
+        else "",
+    )
     gathering = list(open_page.object_list)
-    finished = list(visible_games(request, Game.objects.filter(status=Game.Status.FINISHED))
-                    .only(*LISTED).order_by("-finished_at")[:FINISHED_SHOWN])
+    finished = list(
+        visible_games(request, Game.objects.filter(status=Game.Status.FINISHED))
+        .only(*LISTED)
+        .order_by("-finished_at")[:FINISHED_SHOWN]
+    )
     rows = listings(request, [*mine, *gathering, *finished])  # one query for all seats
-    return render(request, "games/lobby.html", {
-        **context,
-        "my_games": rows[:len(mine)],
-        "open_games": rows[len(mine):len(mine) + len(gathering)],
-        "finished_games": rows[len(mine) + len(gathering):],
-    })
+    return render(
+        request,
+        "games/lobby.html",
+        {
+            **context,
+            "my_games": rows[: len(mine)],
+            "open_games": rows[len(mine) : len(mine) + len(gathering)],
+            "finished_games": rows[len(mine) + len(gathering) :],
+        },
+    )
 
 
 @login_required
@@ -238,8 +282,7 @@ def create_game(request: HttpRequest) -> HttpResponse:
 def joinable_game(game_id: int, token: str) -> Game:
     """The game to join; an invite-only game only with its token, or its id would do."""
     game = get_object_or_404(Game.objects.prefetch_related("seats"), pk=game_id)
-    if game.invite_only and not secrets.compare_digest(token.encode(),
-                                                       game.invite_token.encode()):
+    if game.invite_only and not secrets.compare_digest(token.encode(), game.invite_token.encode()):
         raise Http404("No such game")
     return game
 
@@ -268,8 +311,12 @@ def join_game(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @require_safe
 def invite(request: HttpRequest, token: str) -> HttpResponse:
-    game = get_object_or_404(Game.objects.defer("state").prefetch_related("seats"),
-                             invite_token=token)
+    game = get_object_or_404(
+        Game.objects.defer("state").prefetch_related("seats"), invite_token=token
+    )
     remember_invite(request, game)
-    return render(request, "games/invite.html", {
-        "row": listings(request, [game])[0], "game": game, "form": JoinForm(game)})
+    return render(
+        request,
+        "games/invite.html",
+        {"row": listings(request, [game])[0], "game": game, "form": JoinForm(game)},
+    )

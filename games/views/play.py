@@ -57,8 +57,9 @@ def _load(request: HttpRequest, game_id: int) -> Presentation:
     asked only of an invite-only game the person has no seat in: a public game, or a
     player's own, is visible without it)."""
     seats = Seat.objects.select_related("user__profile")
-    game = get_object_or_404(Game.objects.prefetch_related(Prefetch("seats", queryset=seats)),
-                             pk=game_id)
+    game = get_object_or_404(
+        Game.objects.prefetch_related(Prefetch("seats", queryset=seats)), pk=game_id
+    )
     seat = game.seat_for(request.user)
     if game.invite_only and seat is None:
         visible_game(request, Game.objects.only("pk"), pk=game_id)
@@ -71,11 +72,18 @@ def _load(request: HttpRequest, game_id: int) -> Presentation:
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     shown = _load(request, game_id)
     game, seat, v = shown.game, shown.seat, shown.view
-    context: dict[str, Any] = {"game": game, "seat": seat, "v": v, "names": shown.names,
-                               "seats": list(game.seats.all()), "invite_url": ""}
+    context: dict[str, Any] = {
+        "game": game,
+        "seat": seat,
+        "v": v,
+        "names": shown.names,
+        "seats": list(game.seats.all()),
+        "invite_url": "",
+    }
     if seat is not None and game.status == Game.Status.OPEN:  # the link to share, as the lobby
         context["invite_url"] = request.build_absolute_uri(
-            reverse("invite", args=[game.invite_token]))
+            reverse("invite", args=[game.invite_token])
+        )
     if v is not None:
         kept = _kept_input(request, game) if seat is not None else None
         context.update(_play_context(shown, v, kept))
@@ -88,26 +96,40 @@ def _chat_context(request: HttpRequest, game: Game, seat: Seat | None) -> dict[s
     running) and the players they may mute; None for a spectator, who reads none."""
     if seat is None:
         return None
-    lines = [{"pk": m.pk, "heading": chat.heading(m, seat), "turn": m.turn, "text": m.text,
-              "when": m.created_at, "colour": m.sender.colour,
-              "private": m.to_seat_id is not None, "mine": m.sender_id == seat.pk}
-             for m in chat.for_page(game, seat)]
+    lines = [
+        {
+            "pk": m.pk,
+            "heading": chat.heading(m, seat),
+            "turn": m.turn,
+            "text": m.text,
+            "when": m.created_at,
+            "colour": m.sender.colour,
+            "private": m.to_seat_id is not None,
+            "mine": m.sender_id == seat.pk,
+        }
+        for m in chat.for_page(game, seat)
+    ]
     seats = list(game.seats.all())
     form = None
     if game.status in chat.OPEN_FOR_TALK and seat.is_person:
         draft = draft_of(request, game)
         form = MessageForm(seats, seat, initial=draft) if draft else MessageForm(seats, seat)
     muted = set(seat.muted_colours) if isinstance(seat.muted_colours, list) else set()
-    others = [{"colour": s.colour, "name": s.display_name, "muted": s.colour in muted}
-              for s in seats if s.pk != seat.pk and s.is_person]
+    others = [
+        {"colour": s.colour, "name": s.display_name, "muted": s.colour in muted}
+        for s in seats
+        if s.pk != seat.pk and s.is_person
+    ]
     return {"messages": lines, "form": form, "others": others}
 
 
-def _play_context(shown: Presentation, v: View, kept: MultiValueDict | None = None
-                  ) -> dict[str, Any]:
+def _play_context(
+    shown: Presentation, v: View, kept: MultiValueDict | None = None
+) -> dict[str, Any]:
     return {
         "board": mark_safe(  # render_board escapes every text it writes
-            render_board(v, interactive=bool(v.get("ask")), element_id="board")),
+            render_board(v, interactive=bool(v.get("ask")), element_id="board")
+        ),
         "players": _players(shown, v),
         "phase_sentence": shown.phase_sentence(),
         "card_text": card_text(v.get("card")),
@@ -119,13 +141,16 @@ def _play_context(shown: Presentation, v: View, kept: MultiValueDict | None = No
         "pending_until": UNTIL.get(v["phase"]["kind"], "the phase is resolved"),
         **_forms(shown.game, shown.seat, v, kept),
         # Newest first; as dicts, which the template reads without trying an index first.
-        "log": [{"turn": line.turn, "text": line.text, "private": line.private}
-                for line in reversed(shown.events(last=EVENTS_SHOWN))],
+        "log": [
+            {"turn": line.turn, "text": line.text, "private": line.private}
+            for line in reversed(shown.events(last=EVENTS_SHOWN))
+        ],
     }
 
 
-def _forms(game: Game, seat: Seat | None, v: View, kept: MultiValueDict | None = None
-           ) -> dict[str, Any]:
+def _forms(
+    game: Game, seat: Seat | None, v: View, kept: MultiValueDict | None = None
+) -> dict[str, Any]:
     """The forms for what the engine asks of me, the text fallback, ending an alliance;
     each made for the current phase. The one a refused submission came from is bound to
     what was typed and ticked in it (`kept`), so that it can be corrected."""
@@ -138,10 +163,11 @@ def _forms(game: Game, seat: Seat | None, v: View, kept: MultiValueDict | None =
     def shown(form: PlayForm) -> PlayForm:
         return again if again is not None and form.kind == kind else form
 
-    return {"forms": [shown(form) for form in forms_for(v, action, number)],
-            "text_form": shown(MoveTextForm(view=v, action=action, phase_number=number)),
-            "end_alliance": shown(EndAllianceForm(view=v, action=action))
-            if own_alliances(v) else None}
+    return {
+        "forms": [shown(form) for form in forms_for(v, action, number)],
+        "text_form": shown(MoveTextForm(view=v, action=action, phase_number=number)),
+        "end_alliance": shown(EndAllianceForm(view=v, action=action)) if own_alliances(v) else None,
+    }
 
 
 # --- a refused submission's input, kept for the page it redirects to ---------------------------
@@ -159,8 +185,11 @@ def _keep_input(request: HttpRequest, game: Game) -> None:
     if form_class is None:
         return
     fields = [*form_class.base_fields, "treasure"]  # setup() adds the Treasure boxes
-    data = {name: [value[:KEPT_CHARS] for value in request.POST.getlist(name)[:KEPT_VALUES]]
-            for name in fields if name in request.POST}
+    data = {
+        name: [value[:KEPT_CHARS] for value in request.POST.getlist(name)[:KEPT_VALUES]]
+        for name in fields
+        if name in request.POST
+    }
     request.session[KEPT] = {"game": game.pk, "data": {**data, "form": [kind]}}
 
 
@@ -177,11 +206,20 @@ def _players(shown: Presentation, v: View) -> list[dict]:
     """The power track: every player in seat order, with what the view shows of them."""
     top = max([p["power"] for p in v["players"].values()] + [1])
     waiting, submitted = v["phase"]["waiting"], shown.has_submitted()
-    return [{"colour": colour, "name": shown.name(colour), "ducats": None, **data,
-             "bar": round(100 * data["power"] / top), "is_me": colour == v["viewer"],
-             "is_start": colour == v["start_player"], "waiting": colour in waiting,
-             "submitted": colour in submitted}
-            for colour, data in v["players"].items()]
+    return [
+        {
+            "colour": colour,
+            "name": shown.name(colour),
+            "ducats": None,
+            **data,
+            "bar": round(100 * data["power"] / top),
+            "is_me": colour == v["viewer"],
+            "is_start": colour == v["start_player"],
+            "waiting": colour in waiting,
+            "submitted": colour in submitted,
+        }
+        for colour, data in v["players"].items()
+    ]
 
 
 # --- JSON ----------------------------------------------------------------------------------------
@@ -190,23 +228,41 @@ def _players(shown: Presentation, v: View) -> list[dict]:
 def game_json(request: HttpRequest, game_id: int) -> JsonResponse:
     shown = _load(request, game_id)
     game = shown.game
-    return JsonResponse({
-        "game": {"id": game.pk, "name": game.name, "status": game.status,
-                 "phase_number": game.phase_number, "turn": game.turn,
-                 "deadline": game.deadline.isoformat() if game.deadline else None,
-                 # Paused for repair (its moves failed to apply): when, never the error.
-                 "paused_for_repair": game.needs_repair,
-                 "repair_since": game.needs_repair_since.isoformat()
-                 if game.needs_repair_since else None,
-                 "seats": [{"colour": s.colour, "name": s.display_name,
-                            "computer": s.is_computer} for s in game.seats.all()]},
-        "viewer": shown.colour,
-        "view": shown.view,
-        "my_submission": shown.my_pending(),
-        "events": [{"index": e.index, "turn": e.turn, "kind": e.kind, "data": e.data,
-                    "private": e.private, "text": e.text}
-                   for e in shown.events(last=EVENTS_SHOWN)],
-    })
+    return JsonResponse(
+        {
+            "game": {
+                "id": game.pk,
+                "name": game.name,
+                "status": game.status,
+                "phase_number": game.phase_number,
+                "turn": game.turn,
+                "deadline": game.deadline.isoformat() if game.deadline else None,
+                # Paused for repair (its moves failed to apply): when, never the error.
+                "paused_for_repair": game.needs_repair,
+                "repair_since": game.needs_repair_since.isoformat()
+                if game.needs_repair_since
+                else None,
+                "seats": [
+                    {"colour": s.colour, "name": s.display_name, "computer": s.is_computer}
+                    for s in game.seats.all()
+                ],
+            },
+            "viewer": shown.colour,
+            "view": shown.view,
+            "my_submission": shown.my_pending(),
+            "events": [
+                {
+                    "index": e.index,
+                    "turn": e.turn,
+                    "kind": e.kind,
+                    "data": e.data,
+                    "private": e.private,
+                    "text": e.text,
+                }
+                for e in shown.events(last=EVENTS_SHOWN)
+            ],
+        }
+    )
 
 
 # --- submitting ----------------------------------------------------------------------------------
@@ -243,8 +299,11 @@ def _phase_of(post: QueryDict) -> int:
     """The phase the form was made for (its hidden field); `UNKNOWN_PHASE` if it says none,
     which services refuse as a phase gone by (an old page, from before the field)."""
     value = post.get("phase", "")
-    return int(value) if value.isascii() and value.isdigit() and len(value) <= 9 \
+    return (
+        int(value)
+        if value.isascii() and value.isdigit() and len(value) <= 9
         else services.UNKNOWN_PHASE
+    )
 
 
 def _submission(request: HttpRequest, shown: Presentation, phase_number: int) -> Submission:
@@ -252,8 +311,9 @@ def _submission(request: HttpRequest, shown: Presentation, phase_number: int) ->
     if "move" in request.POST:
         text = request.POST["move"]
         if len(text) > MAX_MOVE_CHARS:  # before reading: the form's limit, enforced here too
-            raise _FormProblem(f"a move is at most {MAX_MOVE_CHARS} characters, and this one "
-                               f"has {len(text)}")
+            raise _FormProblem(
+                f"a move is at most {MAX_MOVE_CHARS} characters, and this one has {len(text)}"
+            )
         return parse_move(text)
     form = form_from_post(shown.view or {}, request.POST, "")
     if form is None:
@@ -270,8 +330,11 @@ def _submission(request: HttpRequest, shown: Presentation, phase_number: int) ->
 
 
 def _form_errors(form: PlayForm) -> list[str]:
-    return [f"{message}" if name == "__all__" else f"{form.fields[name].label}: {message}"
-            for name, errors in form.errors.items() for message in errors]
+    return [
+        f"{message}" if name == "__all__" else f"{form.fields[name].label}: {message}"
+        for name, errors in form.errors.items()
+        for message in errors
+    ]
 
 
 def _meaning(outcome: services.Outcome, shown: Presentation) -> str:

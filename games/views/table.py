@@ -18,8 +18,9 @@ from games.models import Game
 from games.visibility import visible_game
 
 
-def _act(request: HttpRequest, game_id: int, act: Callable[[int, User], object],
-         done: str, then: str) -> HttpResponse:
+def _act(
+    request: HttpRequest, game_id: int, act: Callable[[int, User], object], done: str, then: str
+) -> HttpResponse:
     assert request.user.is_authenticated  # login_required
     game = visible_game(request, Game.objects.all(), pk=game_id)
     if request.POST.get("confirm") != "yes":
@@ -49,5 +50,10 @@ def leave_game(request: HttpRequest, game_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def concede(request: HttpRequest, game_id: int) -> HttpResponse:
-    return _act(request, game_id, services.concede,
-                "You conceded {name}: a computer plays your seat to the end.", "game")
+    return _act(
+        request,
+        game_id,
+        services.concede,
+        "You conceded {name}: a computer plays your seat to the end.",
+        "game",
+    )

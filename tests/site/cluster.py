@@ -54,8 +54,7 @@ SWEEP_DONE = re.compile(rb"Task games\.tasks\.sweep\[[0-9a-f-]+\] succeeded")
 HANG_SECONDS = 180
 
 
-def wait_until(condition: Callable[[], T], what: str, timeout: float = 60,
-               every: float = 0.1) -> T:
+def wait_until(condition: Callable[[], T], what: str, timeout: float = 60, every: float = 0.1) -> T:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         value = condition()
@@ -91,9 +90,23 @@ class RedisServer:
     def start(self) -> None:
         log = (self.workdir / "redis.log").open("ab")
         self.process = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(self.workdir)],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            [
+                self.binary,
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         wait_until(self._answers, "the test's Redis answers", timeout=20)
 
     def _answers(self) -> bool:
@@ -138,7 +151,7 @@ class Process:
         with self.log_path.open("rb") as log:
             log.seek(self.read)
             new = log.read()
-        whole = new[:new.rfind(b"\n") + 1]
+        whole = new[: new.rfind(b"\n") + 1]
         self.read += len(whole)
         self.swept += len(SWEEP_DONE.findall(whole))
         return self.swept
@@ -147,8 +160,13 @@ class Process:
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, *self.args],
-                cwd=ROOT, env=self.env, stdin=subprocess.DEVNULL, stdout=log,
-                stderr=subprocess.STDOUT, start_new_session=True)
+                cwd=ROOT,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         return self
 
     def log(self) -> str:
@@ -215,39 +233,82 @@ class Cluster:
     database: str = ""  # its DATABASE_URL; by default the test database
 
     def env(self, name: str) -> dict[str, str]:
-        return {**os.environ, **FAST, **self.extra_env,
-                "DATABASE_URL": self.database or database_url(settings.DATABASES["default"]),
-                "REDIS_URL": self.redis.url, "PYTHONPATH": str(ROOT),
-                "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
-                "LOWENHERZ_VAR": str(self.workdir / "var"), "PGAPPNAME": f"lowenherz-{name}"}
+        return {
+            **os.environ,
+            **FAST,
+            **self.extra_env,
+            "DATABASE_URL": self.database or database_url(settings.DATABASES["default"]),
+            "REDIS_URL": self.redis.url,
+            "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
+            "LOWENHERZ_VAR": str(self.workdir / "var"),
+            "PGAPPNAME": f"lowenherz-{name}",
+        }
 
     def worker(self, name: str) -> Process:
         """A prefork worker with one pool process, like one machine's worker."""
         hostname = f"{name}@{self.redis.port}"
-        process = Process(name, [*CELERY, "worker", "--pool=prefork", "-c", "1", "--without-mingle",
-                                 "--without-gossip", "-n", hostname, "--loglevel=info"],
-                          self.env(name), self.workdir / f"{name}.log").start()
+        process = Process(
+            name,
+            [
+                *CELERY,
+                "worker",
+                "--pool=prefork",
+                "-c",
+                "1",
+                "--without-mingle",
+                "--without-gossip",
+                "-n",
+                hostname,
+                "--loglevel=info",
+            ],
+            self.env(name),
+            self.workdir / f"{name}.log",
+        ).start()
         self.processes.append(process)
-        wait_until(lambda: f"{hostname} ready." in process.log()
-                   or process.process.poll() is not None,  # type: ignore[union-attr]
-                   f"worker {name} starts", timeout=60)
+        wait_until(
+            lambda: f"{hostname} ready." in process.log() or process.process.poll() is not None,  # type: ignore[union-attr]
+            f"worker {name} starts",
+            timeout=60,
+        )
         assert f"{hostname} ready." in process.log(), process.log()
         return process
 
     def beat(self, name: str) -> Process:
-        process = Process(name, [*CELERY, "beat", "--loglevel=info", "--schedule",
-                                 str(self.workdir / f"{name}-schedule")],
-                          self.env(name), self.workdir / f"{name}.log").start()
+        process = Process(
+            name,
+            [
+                *CELERY,
+                "beat",
+                "--loglevel=info",
+                "--schedule",
+                str(self.workdir / f"{name}-schedule"),
+            ],
+            self.env(name),
+            self.workdir / f"{name}.log",
+        ).start()
         self.processes.append(process)
         return process
 
     def web(self, name: str) -> tuple[Process, str]:
         """A gunicorn web server (two processes); returns it and its base URL."""
         port = free_port()
-        process = Process(name, ["-m", "gunicorn", "lowenherz_site.wsgi:application",
-                                 "--bind", f"127.0.0.1:{port}", "--workers", "2",
-                                 "--timeout", "30"],
-                          self.env(name), self.workdir / f"{name}.log").start()
+        process = Process(
+            name,
+            [
+                "-m",
+                "gunicorn",
+                "lowenherz_site.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{port}",
+                "--workers",
+                "2",
+                "--timeout",
+                "30",
+            ],
+            self.env(name),
+            self.workdir / f"{name}.log",
+        ).start()
         self.processes.append(process)
         url = f"http://127.0.0.1:{port}"
         wait_until(lambda: _answers(url + "/healthz"), f"{name} answers", timeout=60)
@@ -256,8 +317,12 @@ class Cluster:
     def smtpd(self, name: str) -> tuple[Process, int]:
         """The SMTP listener for replies (`manage.py run_smtpd`); returns it and its port."""
         port = free_port()
-        process = Process(name, ["manage.py", "run_smtpd", "--port", str(port)],
-                          self.env(name), self.workdir / f"{name}.log").start()
+        process = Process(
+            name,
+            ["manage.py", "run_smtpd", "--port", str(port)],
+            self.env(name),
+            self.workdir / f"{name}.log",
+        ).start()
         self.processes.append(process)
         wait_until(lambda: _connects(port), f"{name} listens", timeout=60)
         return process, port
@@ -266,14 +331,19 @@ class Cluster:
         """The recovery passes the workers have run so far (each sweep is one:
         games.tasks.sweep_once). The fault tests count what the recovery pass promises in
         passes, not seconds: on a busy machine the passes slow down with everything else."""
-        return sum(p.passes() for p in self.processes
-                   if p.args[:len(CELERY) + 1] == [*CELERY, "worker"])
+        return sum(
+            p.passes() for p in self.processes if p.args[: len(CELERY) + 1] == [*CELERY, "worker"]
+        )
 
     def wait_passes(self, passes: int, what: str) -> None:
         """Until the workers have run `passes` more recovery passes."""
         until = self.passes() + passes
-        wait_until(lambda: self.passes() >= until, f"{passes} more passes ({what})",
-                   timeout=HANG_SECONDS, every=0.2)
+        wait_until(
+            lambda: self.passes() >= until,
+            f"{passes} more passes ({what})",
+            timeout=HANG_SECONDS,
+            every=0.2,
+        )
 
     def stop(self) -> None:
         """Every process at once (each finishing its task), not one after another."""
@@ -332,8 +402,11 @@ def connected(prefix: str) -> list[str]:
     """The application names of the database connections of the processes named so."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT application_name FROM pg_stat_activity WHERE datname = "
-                       "current_database() AND application_name LIKE %s", [prefix + "%"])
+        cursor.execute(
+            "SELECT application_name FROM pg_stat_activity WHERE datname = "
+            "current_database() AND application_name LIKE %s",
+            [prefix + "%"],
+        )
         return [row[0] for row in cursor.fetchall()]
 
 
@@ -350,7 +423,9 @@ def database_refusing_connections() -> Iterator[None]:
         with psycopg.connect(url, dbname="postgres", autocommit=True) as maintenance:
             maintenance.execute(
                 sql.SQL("ALTER DATABASE {} ALLOW_CONNECTIONS {}").format(
-                    sql.Identifier(name), sql.SQL("true" if on else "false")))
+                    sql.Identifier(name), sql.SQL("true" if on else "false")
+                )
+            )
 
     connection.ensure_connection()  # opened now: once refused, it could not be
     allow(False)
@@ -365,16 +440,21 @@ def lock_waiters(prefix: str = "lowenherz-") -> list[str]:
     """The application names of the connections waiting for a lock now."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")  # else frozen in a transaction
-        cursor.execute("SELECT application_name FROM pg_stat_activity WHERE datname = "
-                       "current_database() AND wait_event_type = 'Lock' "
-                       "AND application_name LIKE %s", [prefix + "%"])
+        cursor.execute(
+            "SELECT application_name FROM pg_stat_activity WHERE datname = "
+            "current_database() AND wait_event_type = 'Lock' "
+            "AND application_name LIKE %s",
+            [prefix + "%"],
+        )
         return [row[0] for row in cursor.fetchall()]
 
 
 def terminate_connections(prefix: str = "lowenherz-worker") -> int:
     """Cut the database connections of the processes named so (as a fail-over does)."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                       "WHERE datname = current_database() AND application_name LIKE %s",
-                       [prefix + "%"])
+        cursor.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND application_name LIKE %s",
+            [prefix + "%"],
+        )
         return int(cursor.fetchone()[0])

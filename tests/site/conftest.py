@@ -68,9 +68,18 @@ def dave(db) -> User:
 
 def three_player_game(alice: User, bob: User, charlie: User, **options) -> Game:
     """A started game: alice red, bob ochre, charlie lilac (basic, sealed by default)."""
-    settings = {"name": "Test game", "player_count": 3, "setup": "basic",
-                "decisions": "sealed", "money": "hidden", "deadline_hours": 48,
-                "invite_only": False, "colour": "red", "computer_colours": [], **options}
+    settings = {
+        "name": "Test game",
+        "player_count": 3,
+        "setup": "basic",
+        "decisions": "sealed",
+        "money": "hidden",
+        "deadline_hours": 48,
+        "invite_only": False,
+        "colour": "red",
+        "computer_colours": [],
+        **options,
+    }
     game = services.create_game(alice, **settings)
     services.join_game(game.pk, bob, "ochre")
     services.join_game(game.pk, charlie, "lilac")
@@ -191,8 +200,9 @@ class Worker:
 
     def result_of(self, task_id: str, timeout: float = 30) -> str:
         """The return value the worker logged for a task, as text; waits for it."""
-        done = re.compile(rf"\[{re.escape(task_id)}\] (succeeded in \S+: (.*)|raised .*)$",
-                          re.MULTILINE)
+        done = re.compile(
+            rf"\[{re.escape(task_id)}\] (succeeded in \S+: (.*)|raised .*)$", re.MULTILINE
+        )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             found = done.search(self.log())
@@ -269,19 +279,38 @@ app.worker_main(["worker", *sys.argv[2:]])
 # CONFIG_MODULE and SKIP_CHECKS as options, and CELERY_* (click's prefix for every
 # option; Celery's own CELERY_BROKER_URL, CELERY_CONFIG_MODULE...); EMAIL_* would send
 # the worker's emails for real.
-WORKER_REDIRECTS = frozenset({"APP", "BROKER_URL", "RESULT_BACKEND", "LOADER", "CONFIG_MODULE",
-                              "SKIP_CHECKS", "EMAIL_URL", "EMAIL_HOST", "EMAIL_BACKEND"})
+WORKER_REDIRECTS = frozenset(
+    {
+        "APP",
+        "BROKER_URL",
+        "RESULT_BACKEND",
+        "LOADER",
+        "CONFIG_MODULE",
+        "SKIP_CHECKS",
+        "EMAIL_URL",
+        "EMAIL_HOST",
+        "EMAIL_BACKEND",
+    }
+)
 
 
 def worker_env(var_dir: Path) -> dict[str, str]:
     """The environment of a test worker: this process's, without what would redirect it,
     on the test database and Redis. LOWENHERZ_VAR: the worker's emails (file backend) go
     to `var_dir`, not to the var/ of the checkout that `dev.py run` shows its user."""
-    kept = {name: value for name, value in os.environ.items()
-            if name not in WORKER_REDIRECTS and not name.startswith("CELERY_")}
-    return {**kept, "DATABASE_URL": database_url(settings.DATABASES["default"]),
-            "REDIS_URL": settings.REDIS_URL, "PYTHONPATH": str(ROOT),
-            "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings", "LOWENHERZ_VAR": str(var_dir)}
+    kept = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in WORKER_REDIRECTS and not name.startswith("CELERY_")
+    }
+    return {
+        **kept,
+        "DATABASE_URL": database_url(settings.DATABASES["default"]),
+        "REDIS_URL": settings.REDIS_URL,
+        "PYTHONPATH": str(ROOT),
+        "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
+        "LOWENHERZ_VAR": str(var_dir),
+    }
 
 
 def launch_worker(queue: str, env: dict[str, str], log_path: Path) -> Worker:
@@ -289,18 +318,35 @@ def launch_worker(queue: str, env: dict[str, str], log_path: Path) -> Worker:
     name = f"{queue}@{socket.gethostname()}"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-c", LAUNCH_WORKER, queue, "--pool=solo", "-c", "1",
-             "--without-mingle", "--without-gossip", "-Q", queue, "-n", name,
-             "--loglevel=info"],
-            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-c",
+                LAUNCH_WORKER,
+                queue,
+                "--pool=solo",
+                "-c",
+                "1",
+                "--without-mingle",
+                "--without-gossip",
+                "-Q",
+                queue,
+                "-n",
+                name,
+                "--loglevel=info",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     worker = Worker(process, name, queue, log_path)
     worker.wait_until_ready()
     return worker
 
 
 @pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, celery_queue: str,
-                          tmp_path_factory) -> Iterator[Worker]:
+def celery_worker_process(django_db_setup, celery_queue: str, tmp_path_factory) -> Iterator[Worker]:
     """`celery worker` as a subprocess (not eager, not a thread) on the test database.
 
     pytest-django has created the test database by now (django_db_setup) and renamed

@@ -36,15 +36,18 @@ def stored(user: User) -> tuple[datetime | None, datetime | None]:
     return (n.away_from, n.away_until) if n else (None, None)
 
 
-@pytest.mark.parametrize(("data", "error"), [
-    # 0001-01-01 in Berlin is still 0000 in UTC: a 500 (OverflowError) before.
-    ({"away_from": "0001-01-01T00:00", "away_until": "0001-01-02T00:00"}, "not in the past"),
-    ({"away_from": "0001-01-01", "away_until": "2026-12-30"}, "not in the past"),
-    ({"away_until": "9999-12-31T23:59"}, "within 366 days"),
-    ({"away_until": "9999-12-31"}, "within 366 days"),
-    ({"away_from": "2020-01-01T00:00", "away_until": "2020-01-05T00:00"}, "not in the past"),
-    ({"away_until": "2020-01-05T00:00"}, "is in the future"),
-])
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        # 0001-01-01 in Berlin is still 0000 in UTC: a 500 (OverflowError) before.
+        ({"away_from": "0001-01-01T00:00", "away_until": "0001-01-02T00:00"}, "not in the past"),
+        ({"away_from": "0001-01-01", "away_until": "2026-12-30"}, "not in the past"),
+        ({"away_until": "9999-12-31T23:59"}, "within 366 days"),
+        ({"away_until": "9999-12-31"}, "within 366 days"),
+        ({"away_from": "2020-01-01T00:00", "away_until": "2020-01-05T00:00"}, "not in the past"),
+        ({"away_until": "2020-01-05T00:00"}, "is in the future"),
+    ],
+)
 def test_the_form_refuses_an_absence_out_of_range(client, alice, data, error):
     client.force_login(alice)  # Europe/Berlin
     response = post(client, **data)
@@ -53,8 +56,7 @@ def test_the_form_refuses_an_absence_out_of_range(client, alice, data, error):
     assert stored(alice) == (None, None)
 
 
-def test_an_absence_that_ends_after_a_year_is_refused_and_within_a_year_accepted(client,
-                                                                                 alice):
+def test_an_absence_that_ends_after_a_year_is_refused_and_within_a_year_accepted(client, alice):
     client.force_login(alice)
     now = timezone.now()
     too_far = local(now + MAX_ABSENCE + timedelta(days=2), alice)
@@ -72,8 +74,11 @@ def test_an_absence_that_ends_after_a_year_is_refused_and_within_a_year_accepted
 def test_a_start_a_few_minutes_ago_counts_as_now(client, alice):
     client.force_login(alice)
     now = timezone.now()
-    response = post(client, away_from=local(now - timedelta(minutes=3), alice),
-                    away_until=local(now + timedelta(days=3), alice))
+    response = post(
+        client,
+        away_from=local(now - timedelta(minutes=3), alice),
+        away_until=local(now + timedelta(days=3), alice),
+    )
     assert response.status_code == 302
 
 
@@ -86,8 +91,10 @@ def test_an_absence_under_way_can_be_sent_back_unchanged_with_another_mode(clien
     client.force_login(alice)
     page = client.get(reverse("email_preferences")).content.decode()
     assert local(start, alice) in page
-    response = client.post(reverse("email_preferences"), {
-        "mode": "digest", "away_from": local(start, alice), "away_until": local(end, alice)})
+    response = client.post(
+        reverse("email_preferences"),
+        {"mode": "digest", "away_from": local(start, alice), "away_until": local(end, alice)},
+    )
     assert response.status_code == 302
     assert Notifications.objects.get(user=alice).mode == "digest"
 
@@ -116,8 +123,7 @@ def test_the_sweeper_cuts_an_absence_stored_until_the_year_9999_to_a_year(game, 
     """RULES 9: the deadline moves past the return; a return in 9999 overflowed every
     minute for every game of the person. It is counted as a year from now."""
     now = game.deadline - timedelta(hours=30)
-    Notifications.objects.create(
-        user=bob, away_until=datetime(9999, 12, 31, 23, 59, tzinfo=UTC))
+    Notifications.objects.create(user=bob, away_until=datetime(9999, 12, 31, 23, 59, tzinfo=UTC))
     with caplog.at_level(logging.ERROR, logger="games.deadlines"):
         sweep(now=now)
     assert not [r for r in caplog.records if r.name == "games.deadlines"]
@@ -129,8 +135,7 @@ def test_the_sweeper_copes_with_an_absence_from_the_year_1(game, bob, caplog):
     """A start at the calendar's first day (stored by hand) is simply past: bob is away."""
     now = game.deadline - timedelta(hours=30)
     back = now + timedelta(hours=5)
-    Notifications.objects.create(
-        user=bob, away_from=datetime(1, 1, 1, tzinfo=UTC), away_until=back)
+    Notifications.objects.create(user=bob, away_from=datetime(1, 1, 1, tzinfo=UTC), away_until=back)
     with caplog.at_level(logging.ERROR, logger="games.deadlines"):
         sweep(now=now)
     assert not [r for r in caplog.records if r.name == "games.deadlines"]

@@ -36,8 +36,7 @@ def fast_password_hashing(settings) -> None:
 
 def magic_path(game: Game, user: User) -> str:
     """The magic link of the player's "waits for you" email, as a path on this site."""
-    compose.your_turn(game, Seat.objects.select_related("user__profile").get(game=game,
-                                                                            user=user))
+    compose.your_turn(game, Seat.objects.select_related("user__profile").get(game=game, user=user))
     text = OutgoingEmail.objects.filter(user=user, kind="your_turn").latest("id").text
     url = re.search(rf"{re.escape(settings.SITE_URL)}(/m/\S+/)", text)
     assert url is not None, text
@@ -60,8 +59,9 @@ def refused(response, client: Client) -> bool:
 # --- D2: a magic link grants its game, not the account ---------------------------------------
 
 
-@pytest.mark.parametrize("page", ["profile", "password_change", "email_preferences", "lobby",
-                                  "archive", "create_game"])
+@pytest.mark.parametrize(
+    "page", ["profile", "password_change", "email_preferences", "lobby", "archive", "create_game"]
+)
 def test_a_magic_link_session_cannot_reach_the_account(client, game, alice, page):
     opened_by_link(client, game, alice)
     assert refused(client.get(reverse(page)), client)
@@ -69,11 +69,23 @@ def test_a_magic_link_session_cannot_reach_the_account(client, game, alice, page
 
 def test_a_magic_link_session_cannot_change_the_email_or_password(client, game, alice):
     opened_by_link(client, game, alice)
-    client.post(reverse("profile"), {"display_name": "Mallory", "email": "mallory@evil.example",
-                                     "time_zone": "UTC", "current_password": PASSWORD})
-    client.post(reverse("password_change"), {"old_password": PASSWORD,
-                                             "new_password1": "mallory's new passphrase",
-                                             "new_password2": "mallory's new passphrase"})
+    client.post(
+        reverse("profile"),
+        {
+            "display_name": "Mallory",
+            "email": "mallory@evil.example",
+            "time_zone": "UTC",
+            "current_password": PASSWORD,
+        },
+    )
+    client.post(
+        reverse("password_change"),
+        {
+            "old_password": PASSWORD,
+            "new_password1": "mallory's new passphrase",
+            "new_password2": "mallory's new passphrase",
+        },
+    )
     alice.refresh_from_db()
     assert alice.email == "alice@example.org" and alice.check_password(PASSWORD)
 
@@ -83,8 +95,7 @@ def test_a_magic_link_session_cannot_open_another_game(client, game, alice, bob,
     opened_by_link(client, game, alice)
     for name in ("game", "game_json"):
         assert refused(client.get(reverse(name, args=[other.pk])), client)
-    assert refused(client.post(reverse("submit", args=[other.pk]), {"move": "decide 3"}),
-                   client)
+    assert refused(client.post(reverse("submit", args=[other.pk]), {"move": "decide 3"}), client)
     assert not other.pending.exists()
 
 
@@ -95,8 +106,10 @@ def cards_for(game: Game, colour: str) -> str:
 def test_a_magic_link_session_plays_its_phase_and_no_later_one(client, game, alice):
     opened_by_link(client, game, alice)
     assert client.get(reverse("game_json", args=[game.pk])).status_code == 200
-    client.post(reverse("submit", args=[game.pk]), {"move": f"decide {cards_for(game, 'red')}",
-                                                    "phase": str(game.phase_number)})
+    client.post(
+        reverse("submit", args=[game.pk]),
+        {"move": f"decide {cards_for(game, 'red')}", "phase": str(game.phase_number)},
+    )
     assert game.pending.filter(seat__user=alice).exists()  # the move the email asked for
     for seat in Seat.objects.filter(game=game).exclude(user=alice):
         services.submit(game.pk, seat.pk, parse_move(f"decide {cards_for(game, seat.colour)}"))
@@ -148,13 +161,11 @@ def test_two_clicks_at_once_sign_in_once(on_postgresql, transactional_db, alice,
 
 
 def profile_data(**changes: str) -> dict[str, str]:
-    return {"display_name": "Alice", "email": "queen@example.org", "time_zone": "UTC",
-            **changes}
+    return {"display_name": "Alice", "email": "queen@example.org", "time_zone": "UTC", **changes}
 
 
 def ask_for(client: Client, email: str):
-    return client.post(reverse("profile"), profile_data(email=email,
-                                                        current_password=PASSWORD))
+    return client.post(reverse("profile"), profile_data(email=email, current_password=PASSWORD))
 
 
 def email_link(to: str = "queen@example.org") -> str:
@@ -182,8 +193,9 @@ def test_changing_the_email_needs_the_current_password(client, alice, password):
 
 def test_other_profile_changes_need_no_password(client, alice):
     client.force_login(alice)
-    response = client.post(reverse("profile"), profile_data(email="Alice@example.org",
-                                                            display_name="Queen"))
+    response = client.post(
+        reverse("profile"), profile_data(email="Alice@example.org", display_name="Queen")
+    )
     assert response.status_code == 302
     alice.profile.refresh_from_db()
     assert alice.profile.display_name == "Queen"
@@ -234,8 +246,9 @@ def test_the_link_alone_does_not_change_the_email(client, alice, bob):
     assert stranger.post(email_link())["Location"].startswith(reverse("login"))
     stranger.force_login(bob)
     answer = stranger.post(email_link())
-    assert answer.status_code == 410 and "This link is for another account" in \
-        answer.content.decode()
+    assert (
+        answer.status_code == 410 and "This link is for another account" in answer.content.decode()
+    )
     assert email_of(alice) == "alice@example.org" and email_of(bob) == "bob@example.org"
 
 
@@ -262,8 +275,7 @@ def test_a_tampered_link_changes_nothing(client, alice):
     client.force_login(alice)
     ask_for(client, "queen@example.org")
     link = email_link()
-    assert client.post(link.replace("/accounts/email/", "/accounts/email/x")).status_code \
-        == 410
+    assert client.post(link.replace("/accounts/email/", "/accounts/email/x")).status_code == 410
     assert email_of(alice) == "alice@example.org"
 
 
@@ -277,16 +289,22 @@ def without_csrf(page: bytes, *addresses: str) -> str:
 def test_an_address_with_an_account_is_not_told_on_the_page(client, alice, bob):
     # Issue 21: the profile said "Another account uses this email".
     client.force_login(alice)
-    taken = client.post(reverse("profile"), profile_data(
-        email="BOB@example.org", current_password=PASSWORD), follow=True)
-    free = client.post(reverse("profile"), profile_data(
-        email="queen@example.org", current_password=PASSWORD), follow=True)
+    taken = client.post(
+        reverse("profile"),
+        profile_data(email="BOB@example.org", current_password=PASSWORD),
+        follow=True,
+    )
+    free = client.post(
+        reverse("profile"),
+        profile_data(email="queen@example.org", current_password=PASSWORD),
+        follow=True,
+    )
     assert taken.redirect_chain == free.redirect_chain
-    assert without_csrf(taken.content, "BOB@example.org") == \
-        without_csrf(free.content, "queen@example.org")
+    assert without_csrf(taken.content, "BOB@example.org") == without_csrf(
+        free.content, "queen@example.org"
+    )
     told = OutgoingEmail.objects.get(kind="email_change_taken")
-    assert told.to == "BOB@example.org" and told.user == bob and "nothing was changed" in \
-        told.text
+    assert told.to == "BOB@example.org" and told.user == bob and "nothing was changed" in told.text
     assert not OutgoingEmail.objects.filter(kind="email_confirm", to__iexact="bob@example.org")
 
 
@@ -295,14 +313,15 @@ def test_an_address_taken_before_the_link_is_opened_changes_nothing(client, alic
     ask_for(client, "queen@example.org")
     User.objects.create_user("queen", "queen@example.org", PASSWORD)
     answer = client.post(email_link())
-    assert answer.status_code == 410 and "Another account has this email address now" in \
-        answer.content.decode()
+    assert (
+        answer.status_code == 410
+        and "Another account has this email address now" in answer.content.decode()
+    )
     assert email_of(alice) == "alice@example.org"
 
 
 def test_a_signup_never_confirmed_does_not_hold_the_new_address(client, alice):
-    squatter = User.objects.create_user("squatter", "queen@example.org", PASSWORD,
-                                        is_active=False)
+    squatter = User.objects.create_user("squatter", "queen@example.org", PASSWORD, is_active=False)
     client.force_login(alice)
     ask_for(client, "queen@example.org")
     client.post(email_link())
@@ -315,8 +334,10 @@ def test_changes_of_email_are_limited(client, alice, settings):
     client.force_login(alice)
     ask_for(client, "queen@example.org")
     answer = ask_for(client, "king@example.org")
-    assert "You have asked to change your email as often as one may (1 per day)" in \
-        answer.content.decode()
+    assert (
+        "You have asked to change your email as often as one may (1 per day)"
+        in answer.content.decode()
+    )
     assert not OutgoingEmail.objects.filter(to="king@example.org").exists()
     alice.profile.refresh_from_db()
     assert alice.profile.pending_email == "queen@example.org"
@@ -331,9 +352,14 @@ def test_an_address_waiting_for_its_link_gets_no_password_reset(client, alice, m
 
 def test_the_password_change_page_asks_for_the_old_password(client, alice):
     client.force_login(alice)
-    client.post(reverse("password_change"), {"old_password": "wrong",
-                                             "new_password1": "a new long passphrase",
-                                             "new_password2": "a new long passphrase"})
+    client.post(
+        reverse("password_change"),
+        {
+            "old_password": "wrong",
+            "new_password1": "a new long passphrase",
+            "new_password2": "a new long passphrase",
+        },
+    )
     alice.refresh_from_db()
     assert alice.check_password(PASSWORD)
 
@@ -341,20 +367,26 @@ def test_the_password_change_page_asks_for_the_old_password(client, alice):
 # --- what the account pages reveal -----------------------------------------------------------
 
 
-def test_password_reset_looks_the_same_for_known_and_unknown_addresses(client, alice,
-                                                                       mailoutbox):
+def test_password_reset_looks_the_same_for_known_and_unknown_addresses(client, alice, mailoutbox):
     known = client.post(reverse("password_reset"), {"email": "alice@example.org"}, follow=True)
-    unknown = client.post(reverse("password_reset"), {"email": "nobody@example.org"},
-                          follow=True)
+    unknown = client.post(reverse("password_reset"), {"email": "nobody@example.org"}, follow=True)
     assert known.redirect_chain == unknown.redirect_chain
     assert known.content == unknown.content
     assert [m.to for m in mailoutbox] == [["alice@example.org"]]
 
 
 def test_the_signup_page_does_not_say_an_email_has_an_account(client, alice):
-    response = client.post(reverse("signup"), {
-        "username": "erin", "email": "alice@example.org", "display_name": "Erin",
-        "time_zone": "UTC", "password1": PASSWORD, "password2": PASSWORD})
+    response = client.post(
+        reverse("signup"),
+        {
+            "username": "erin",
+            "email": "alice@example.org",
+            "display_name": "Erin",
+            "time_zone": "UTC",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+    )
     text = response.content.decode()
     assert 'id="signup-sent"' in text and "exists" not in text
     assert not User.objects.filter(username="erin").exists()
@@ -364,8 +396,7 @@ def test_the_signup_page_does_not_say_an_email_has_an_account(client, alice):
 
 
 def test_clean_text_drops_control_and_bidi_characters():
-    assert clean_text(f"Bob{RLO}gpj.exe\r\nBcc: x@evil{LRI}a{PDI}\x00") == \
-        "Bobgpj.exe Bcc: x@evila"
+    assert clean_text(f"Bob{RLO}gpj.exe\r\nBcc: x@evil{LRI}a{PDI}\x00") == "Bobgpj.exe Bcc: x@evila"
     assert clean_text("Zoë 👨\u200d👩\u200d👧") == "Zoë 👨\u200d👩\u200d👧"  # joiners stay
 
 
@@ -381,18 +412,29 @@ def test_a_name_with_bidi_and_newlines_does_not_reach_a_subject(alice, bob, char
 
 
 def test_forms_clean_names_on_the_way_in(client, alice):
-    form = CreateGameForm({"name": f"Fun{RLO}\tgame", "player_count": 3,
-                           "setup": "variable", "decisions": "sealed", "money": "hidden",
-                           "deadline_hours": 48, "colour": "red"})
+    form = CreateGameForm(
+        {
+            "name": f"Fun{RLO}\tgame",
+            "player_count": 3,
+            "setup": "variable",
+            "decisions": "sealed",
+            "money": "hidden",
+            "deadline_hours": 48,
+            "colour": "red",
+        }
+    )
     assert form.is_valid(), form.errors
     assert form.cleaned_data["name"] == "Fun game"
     client.force_login(alice)
-    client.post(reverse("profile"), {"display_name": f"Al{RLO}ice\x07", "time_zone": "UTC",
-                                     "email": "alice@example.org"})
+    client.post(
+        reverse("profile"),
+        {"display_name": f"Al{RLO}ice\x07", "time_zone": "UTC", "email": "alice@example.org"},
+    )
     alice.profile.refresh_from_db()
     assert alice.profile.display_name == "Alice"
-    response = client.post(reverse("profile"), {"display_name": RLO, "time_zone": "UTC",
-                                                "email": "alice@example.org"})
+    response = client.post(
+        reverse("profile"), {"display_name": RLO, "time_zone": "UTC", "email": "alice@example.org"}
+    )
     assert "Write a name with letters or digits" in response.content.decode()
 
 
@@ -407,8 +449,7 @@ def mute_link(game: Game, user: User) -> str:
     return url.group(1)
 
 
-def test_a_magic_link_session_follows_its_games_live_updates(client, game, alice, bob,
-                                                             charlie):
+def test_a_magic_link_session_follows_its_games_live_updates(client, game, alice, bob, charlie):
     other = three_player_game(alice, bob, charlie, name="Other game")
     opened_by_link(client, game, alice)
     answer = client.get(reverse("game_live", args=[game.pk]))
@@ -422,8 +463,7 @@ def test_a_magic_link_session_mutes_its_game_from_the_page(client, game, alice):
     page = client.get(reverse("game", args=[game.pk])).content.decode()
     assert 'id="mute-form"' in page
     response = client.post(reverse("mute_game", args=[game.pk]), {"muted": "on"})
-    assert response.status_code == 302 and response["Location"] == reverse("game",
-                                                                           args=[game.pk])
+    assert response.status_code == 302 and response["Location"] == reverse("game", args=[game.pk])
     assert Seat.objects.get(game=game, user=alice).mail_muted
 
 
@@ -438,12 +478,14 @@ def test_a_magic_link_session_follows_the_mute_link_of_its_email(client, game, a
 
 
 def test_the_mute_link_of_another_games_email_works_in_a_magic_link_session(
-        client, game, alice, bob, charlie):
+    client, game, alice, bob, charlie
+):
     """The link is signed for its person and game and needs no session: the scope of a
     link to another game does not stand in its way (and lends it nothing)."""
     other = three_player_game(alice, bob, charlie, name="Other game")
-    compose.your_turn(other, Seat.objects.select_related("user__profile").get(game=other,
-                                                                            user=alice))
+    compose.your_turn(
+        other, Seat.objects.select_related("user__profile").get(game=other, user=alice)
+    )
     opened_by_link(client, game, alice)
     link = mute_link(other, alice)
     assert client.get(link).status_code == 200
@@ -456,7 +498,6 @@ def test_the_mute_link_of_another_games_email_works_in_a_magic_link_session(
 
 def test_a_magic_link_session_opens_its_games_archive_once_it_is_over(client, game, alice):
     opened_by_link(client, game, alice)
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED,
-                                           finished_at=timezone.now())
+    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, finished_at=timezone.now())
     assert client.get(reverse("archive_game", args=[game.pk])).status_code == 200
     assert client.get(reverse("record_json", args=[game.pk])).status_code == 200

@@ -16,15 +16,24 @@ NEW_PASSWORD = "another long passphrase"
 
 
 def signup_data(**changes: str) -> dict[str, str]:
-    return {"username": "erin", "email": "erin@example.org", "display_name": "Erin E.",
-            "time_zone": "Asia/Tokyo", "password1": PASSWORD, "password2": PASSWORD,
-            **changes}
+    return {
+        "username": "erin",
+        "email": "erin@example.org",
+        "display_name": "Erin E.",
+        "time_zone": "Asia/Tokyo",
+        "password1": PASSWORD,
+        "password2": PASSWORD,
+        **changes,
+    }
 
 
 def confirm_link(username: str = "erin") -> str:
     """The link of the "finish signing up" email, as a path on this site."""
-    text = OutgoingEmail.objects.filter(kind="signup_confirm",
-                                        user__username=username).latest("id").text
+    text = (
+        OutgoingEmail.objects.filter(kind="signup_confirm", user__username=username)
+        .latest("id")
+        .text
+    )
     url = re.search(rf"{re.escape(settings.SITE_URL)}(/accounts/signup/\S+)", text)
     assert url is not None, text
     return url.group(1)
@@ -99,11 +108,11 @@ def test_a_bad_time_zone_is_refused_with_a_clear_message(client, db):
 def test_signing_up_with_a_taken_email_says_nothing_and_tells_the_owner(client, alice):
     # Changed with issue 9: the page was "An account with this email exists".
     taken = client.post(reverse("signup"), signup_data(email="ALICE@example.org"))
-    fresh = client.post(reverse("signup"), signup_data(username="frank",
-                                                       email="frank@example.org"))
+    fresh = client.post(reverse("signup"), signup_data(username="frank", email="frank@example.org"))
     assert taken.status_code == fresh.status_code == 200
-    assert taken.content.decode().replace("ALICE@example.org", "X") == \
-        fresh.content.decode().replace("frank@example.org", "X")
+    assert taken.content.decode().replace(
+        "ALICE@example.org", "X"
+    ) == fresh.content.decode().replace("frank@example.org", "X")
     assert not User.objects.filter(username="erin").exists()
     told = OutgoingEmail.objects.get(kind="signup_taken")
     assert told.to == "alice@example.org" and told.user == alice
@@ -111,15 +120,16 @@ def test_signing_up_with_a_taken_email_says_nothing_and_tells_the_owner(client, 
 
 
 @pytest.mark.parametrize("username", ["alice", "ALICE"])
-def test_signing_up_with_a_taken_username_says_nothing_and_mails_the_address(client, alice,
-                                                                            username):
+def test_signing_up_with_a_taken_username_says_nothing_and_mails_the_address(
+    client, alice, username
+):
     # Issue 21: the page said "A user with that username already exists" (Django's).
     taken = client.post(reverse("signup"), signup_data(username=username, next="/invite/x/"))
-    fresh = client.post(reverse("signup"), signup_data(username="frank",
-                                                       email="frank@example.org"))
+    fresh = client.post(reverse("signup"), signup_data(username="frank", email="frank@example.org"))
     assert taken.status_code == fresh.status_code == 200
-    assert taken.content.decode().replace("erin@example.org", "X") == \
-        fresh.content.decode().replace("frank@example.org", "X")
+    assert taken.content.decode().replace(
+        "erin@example.org", "X"
+    ) == fresh.content.decode().replace("frank@example.org", "X")
     assert not User.objects.filter(email="erin@example.org").exists()
     told = OutgoingEmail.objects.get(kind="signup_name_taken")
     assert told.to == "erin@example.org" and told.user is None
@@ -196,8 +206,7 @@ def test_password_reset_sends_an_email_whose_link_sets_a_new_password(client, al
     link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+)", mailoutbox[0].body).group(1)
 
     form_url = client.get(link)["Location"]  # Django hides the token behind a redirect
-    response = client.post(form_url, {"new_password1": NEW_PASSWORD,
-                                      "new_password2": NEW_PASSWORD})
+    response = client.post(form_url, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
     assert response["Location"] == reverse("password_reset_complete")
     alice.refresh_from_db()
     assert alice.check_password(NEW_PASSWORD)
@@ -238,36 +247,53 @@ def test_the_profile_shows_the_current_values(client, alice):
 
 def test_editing_the_profile_saves_name_email_and_time_zone(client, alice):
     client.force_login(alice)
-    response = client.post(reverse("profile"), {
-        "display_name": "Queen Alice", "email": "queen@example.org",
-        "time_zone": "Australia/Sydney", "current_password": PASSWORD})
+    response = client.post(
+        reverse("profile"),
+        {
+            "display_name": "Queen Alice",
+            "email": "queen@example.org",
+            "time_zone": "Australia/Sydney",
+            "current_password": PASSWORD,
+        },
+    )
     assert response["Location"] == reverse("profile")
     alice.refresh_from_db()
     alice.profile.refresh_from_db()
     # Changed with issue 21: the email changes once the link sent to it is opened.
-    assert (alice.email, alice.profile.pending_email) == \
-        ("alice@example.org", "queen@example.org")
-    assert (alice.profile.display_name, alice.profile.time_zone) == \
-        ("Queen Alice", "Australia/Sydney")
+    assert (alice.email, alice.profile.pending_email) == ("alice@example.org", "queen@example.org")
+    assert (alice.profile.display_name, alice.profile.time_zone) == (
+        "Queen Alice",
+        "Australia/Sydney",
+    )
     text = OutgoingEmail.objects.get(kind="email_confirm", to="queen@example.org").text
-    client.post(re.search(rf"{re.escape(settings.SITE_URL)}(/accounts/email/\S+/)",
-                          text).group(1))
+    client.post(re.search(rf"{re.escape(settings.SITE_URL)}(/accounts/email/\S+/)", text).group(1))
     alice.refresh_from_db()
     assert alice.email == "queen@example.org"
 
 
-@pytest.mark.parametrize(("field", "value", "message"), [
-    ("time_zone", "Berlin", "Berlin is not a time zone"),
-    ("email", "bob@", "Enter a valid email address"),
-    ("display_name", "", "This field is required"),
-])
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("time_zone", "Berlin", "Berlin is not a time zone"),
+        ("email", "bob@", "Enter a valid email address"),
+        ("display_name", "", "This field is required"),
+    ],
+)
 def test_a_bad_profile_edit_changes_nothing(client, alice, bob, field, value, message):
     client.force_login(alice)
-    data = {"display_name": "Queen Alice", "email": "queen@example.org",
-            "time_zone": "UTC", "current_password": PASSWORD, field: value}
+    data = {
+        "display_name": "Queen Alice",
+        "email": "queen@example.org",
+        "time_zone": "UTC",
+        "current_password": PASSWORD,
+        field: value,
+    }
     response = client.post(reverse("profile"), data)
     assert message in response.content.decode()
     alice.refresh_from_db()
     alice.profile.refresh_from_db()
-    assert (alice.email, alice.profile.display_name, alice.profile.time_zone) == \
-        ("alice@example.org", "Alice", "Europe/Berlin")
+    assert (alice.email, alice.profile.display_name, alice.profile.time_zone) == (
+        "alice@example.org",
+        "Alice",
+        "Europe/Berlin",
+    )

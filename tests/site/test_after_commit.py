@@ -56,8 +56,12 @@ def checks(other: psycopg.Connection) -> dict[str, Callable[..., bool]]:
 
     def resolve(game_id: int, phase: int) -> bool:  # every awaited move of the phase is in
         waiting = Game.objects.get(pk=game_id).engine_state.waiting
-        stored = one(other, f"SELECT count(*) FROM {pending} WHERE game_id = %s "
-                            "AND phase_number = %s", game_id, phase)
+        stored = one(
+            other,
+            f"SELECT count(*) FROM {pending} WHERE game_id = %s AND phase_number = %s",
+            game_id,
+            phase,
+        )
         return stored == len(waiting)
 
     def notify_phase(game_id: int, phase: int) -> bool:  # the new phase is the game's
@@ -73,14 +77,17 @@ def checks(other: psycopg.Connection) -> dict[str, Callable[..., bool]]:
 def queued(other, monkeypatch) -> list[Queued]:
     seen: list[Queued] = []
     for name, visible in checks(other).items():
+
         def record(args, *_, name=name, visible=visible, **__) -> None:
             seen.append(Queued(name, tuple(args), connection.in_atomic_block, visible(*args)))
+
         monkeypatch.setattr(getattr(tasks, name), "apply_async", record)
     return seen
 
 
 def test_the_resolve_and_a_new_phase_s_emails_are_queued_after_their_commit(
-        alice, bob, charlie, queued):
+    alice, bob, charlie, queued
+):
     game = three_player_game(alice, bob, charlie)  # the first phase: its emails
     number = submit_all(game)  # the last move: its resolve
     assert services.resolve(game.pk, number)  # as the worker does: the next phase's emails
@@ -88,8 +95,10 @@ def test_the_resolve_and_a_new_phase_s_emails_are_queued_after_their_commit(
 
     kinds = {q.task for q in queued}
     assert kinds == {"resolve_phase", "notify_phase", "send_email"}, queued
-    assert [q.args for q in queued if q.task == "notify_phase"] == [(game.pk, number),
-                                                                     (game.pk, number + 1)]
+    assert [q.args for q in queued if q.task == "notify_phase"] == [
+        (game.pk, number),
+        (game.pk, number + 1),
+    ]
     for each in queued:
         assert not each.in_transaction, f"{each.task}{each.args} queued inside a transaction"
         assert each.visible, f"{each.task}{each.args} queued before its commit was visible"

@@ -50,9 +50,17 @@ def start_game(creator: User, joiner: User, player_count: int, seed: int, name: 
     """creator red, computers between, joiner last; the seed fixed before the start."""
     colours = COLOURS[:player_count]
     game = services.create_game(
-        creator, name=name, player_count=player_count, setup="variable", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour=colours[0],
-        computer_colours=colours[1:-1])
+        creator,
+        name=name,
+        player_count=player_count,
+        setup="variable",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour=colours[0],
+        computer_colours=colours[1:-1],
+    )
     Game.objects.filter(pk=game.pk).update(seed=seed)
     return services.join_game(game.pk, joiner, colours[-1])
 
@@ -79,8 +87,9 @@ def play_to_the_end(game_id: int, seed: int) -> Game:
     raise AssertionError(f"game {game_id} did not end in {MAX_PHASES} phases")
 
 
-def finished_game(creator: User, joiner: User, *, player_count: int, seed: int, name: str,
-                  finished: datetime) -> Game:
+def finished_game(
+    creator: User, joiner: User, *, player_count: int, seed: int, name: str, finished: datetime
+) -> Game:
     game = play_to_the_end(start_game(creator, joiner, player_count, seed, name).pk, seed)
     Game.objects.filter(pk=game.pk).update(finished_at=finished)
     return Game.objects.get(pk=game.pk)
@@ -99,10 +108,22 @@ class Archive:
 def archive(django_db_setup, django_db_blocker) -> Iterator[Archive]:
     with django_db_blocker.unblock(), transaction.atomic():
         alice, bob, charlie = make_user("alice"), make_user("bob"), make_user("charlie")
-        duel = finished_game(alice, bob, player_count=2, seed=1, name="Short duel",
-                             finished=datetime(2024, 3, 10, 12, tzinfo=UTC))
-        trio = finished_game(alice, charlie, player_count=3, seed=2, name="Three crowns",
-                             finished=datetime(2024, 5, 20, 12, tzinfo=UTC))
+        duel = finished_game(
+            alice,
+            bob,
+            player_count=2,
+            seed=1,
+            name="Short duel",
+            finished=datetime(2024, 3, 10, 12, tzinfo=UTC),
+        )
+        trio = finished_game(
+            alice,
+            charlie,
+            player_count=3,
+            seed=2,
+            name="Three crowns",
+            finished=datetime(2024, 5, 20, 12, tzinfo=UTC),
+        )
         yield Archive(alice, bob, charlie, duel, trio)
         transaction.set_rollback(True)
 
@@ -137,12 +158,15 @@ def test_the_archive_lists_finished_games_only(archive, running, client):
     assert b"Still going" not in response.content
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("charl", ["Three crowns"]),  # part of a user name
-    ("BOB", ["Short duel"]),  # a display name, whatever the case
-    ("alice", ["Three crowns", "Short duel"]),
-    ("nobody", []),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("charl", ["Three crowns"]),  # part of a user name
+        ("BOB", ["Short duel"]),  # a display name, whatever the case
+        ("alice", ["Three crowns", "Short duel"]),
+        ("nobody", []),
+    ],
+)
 def test_the_archive_filters_by_player(archive, client, name, expected):
     assert listed(client.get(reverse("archive"), {"player": name})) == expected
 
@@ -152,19 +176,28 @@ def test_the_archive_filters_by_display_name_not_only_user_name(archive, client)
     assert listed(client.get(reverse("archive"), {"player": "lionh"})) == ["Three crowns"]
 
 
-@pytest.mark.parametrize(("players", "expected"), [
-    ("2", ["Short duel"]), ("3", ["Three crowns"]), ("4", []), ("", ["Three crowns", "Short duel"]),
-])
+@pytest.mark.parametrize(
+    ("players", "expected"),
+    [
+        ("2", ["Short duel"]),
+        ("3", ["Three crowns"]),
+        ("4", []),
+        ("", ["Three crowns", "Short duel"]),
+    ],
+)
 def test_the_archive_filters_by_number_of_players(archive, client, players, expected):
     assert listed(client.get(reverse("archive"), {"players": players})) == expected
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ({"finished_from": "2024-04-01"}, ["Three crowns"]),
-    ({"finished_to": "2024-04-01"}, ["Short duel"]),
-    ({"finished_from": "2024-03-10", "finished_to": "2024-03-10"}, ["Short duel"]),
-    ({"finished_from": "2024-06-01"}, []),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ({"finished_from": "2024-04-01"}, ["Three crowns"]),
+        ({"finished_to": "2024-04-01"}, ["Short duel"]),
+        ({"finished_from": "2024-03-10", "finished_to": "2024-03-10"}, ["Short duel"]),
+        ({"finished_from": "2024-06-01"}, []),
+    ],
+)
 def test_the_archive_filters_by_date(archive, client, query, expected):
     assert listed(client.get(reverse("archive"), query)) == expected
 
@@ -178,8 +211,13 @@ def test_a_bad_filter_value_is_shown_and_ignored(archive, client):
 
 def add_finished_games(count: int, user: User) -> None:
     for i in range(count):
-        game = Game.objects.create(name=f"Old game {i}", player_count=2, status="finished",
-                                   finished_at=datetime(2023, 1, 1, tzinfo=UTC), winners=["red"])
+        game = Game.objects.create(
+            name=f"Old game {i}",
+            player_count=2,
+            status="finished",
+            finished_at=datetime(2023, 1, 1, tzinfo=UTC),
+            winners=["red"],
+        )
         Seat.objects.create(game=game, colour="red", position=0, user=user)
         Seat.objects.create(game=game, colour="ochre", position=1, is_computer=True)
 
@@ -258,7 +296,9 @@ def test_hands_of_the_finished_game_are_shown(archive, db):
     shot, colour, hand = next(
         (shot, colour, player["hand"])
         for shot in snapshots(archive.trio)
-        for colour, player in shot.state["position"]["players"].items() if player["hand"])
+        for colour, player in shot.state["position"]["players"].items()
+        if player["hand"]
+    )
     index = snapshots(archive.trio).index(shot)
     html = archive_page(archive.trio, index).content.decode()
     row = re.search(rf'<tr data-colour="{colour}">(.*?)</tr>', html, re.S)
@@ -290,8 +330,10 @@ def test_the_page_shows_every_players_power_and_ducats_at_that_step(archive, db)
     response = archive_page(archive.trio, 99999)
     rows = {row["seat"].colour: row for row in response.context["players"]}
     for colour, player in shot.state["position"]["players"].items():
-        assert (rows[colour]["power"], rows[colour]["ducats"]) == (player["power"],
-                                                                   player["ducats"])
+        assert (rows[colour]["power"], rows[colour]["ducats"]) == (
+            player["power"],
+            player["ducats"],
+        )
 
 
 def test_the_power_chart_has_one_line_per_player(archive, db):
@@ -311,8 +353,12 @@ def test_the_archive_page_uses_as_many_queries_whatever_the_game_length(archive,
 
     lengths = {Snapshot.objects.filter(game=g).count() for g in (archive.duel, archive.trio)}
     assert len(lengths) == 2, "the two games should differ in length"
-    counts = {queries(archive.duel, 0), queries(archive.duel, 99999),
-              queries(archive.trio, 0), queries(archive.trio, 99999)}
+    counts = {
+        queries(archive.duel, 0),
+        queries(archive.duel, 99999),
+        queries(archive.trio, 0),
+        queries(archive.trio, 99999),
+    }
     assert len(counts) == 1
 
 
@@ -342,8 +388,10 @@ def download(client: Client, game: Game):
 def test_the_record_is_an_attachment_named_after_the_game(archive, client):
     response = download(client, archive.duel)
     assert response["Content-Type"] == "application/json"
-    assert response["Content-Disposition"] == \
-        f'attachment; filename="lowenherz-game-{archive.duel.pk}.json"'
+    assert (
+        response["Content-Disposition"]
+        == f'attachment; filename="lowenherz-game-{archive.duel.pk}.json"'
+    )
 
 
 @pytest.mark.parametrize("which", ["duel", "trio"])
@@ -359,9 +407,14 @@ def test_the_record_replays_to_the_stored_final_power_and_winners(archive, clien
 
 
 def test_the_downloaded_record_passes_the_replay_command(archive, client):
-    done = subprocess.run([sys.executable, "-m", "engine.replay", "--json", "-"],
-                          input=download(client, archive.trio).content, capture_output=True,
-                          cwd=ROOT, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.replay", "--json", "-"],
+        input=download(client, archive.trio).content,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["winners"] == archive.trio.winners
 
@@ -370,8 +423,10 @@ def test_the_downloaded_record_passes_the_replay_command(archive, client):
 
 
 def test_the_power_chart_draws_a_line_per_colour_through_every_point():
-    svg = power_chart([(0, {"red": 0, "grey": 0}), (1, {"red": 4, "grey": 2}),
-                       (2, {"red": 9, "grey": 12})], ["red", "grey"])
+    svg = power_chart(
+        [(0, {"red": 0, "grey": 0}), (1, {"red": 4, "grey": 2}), (2, {"red": 9, "grey": 12})],
+        ["red", "grey"],
+    )
     lines = dict(re.findall(r'data-colour="(\w+)"[^>]*stroke="(#\w+)"', svg))
     assert lines == {"red": "#b3261e", "grey": "#6b6f75"}
     points = re.findall(r'points="([^"]*)"', svg)
@@ -380,8 +435,9 @@ def test_the_power_chart_draws_a_line_per_colour_through_every_point():
 
 
 def test_the_power_chart_escapes_its_text():
-    svg = power_chart([(0, {"<b>": 1})], ["<b>"], x_label="turn & phase",
-                      labels={"<b>": "Tom & <i>Jerry</i>"})
+    svg = power_chart(
+        [(0, {"<b>": 1})], ["<b>"], x_label="turn & phase", labels={"<b>": "Tom & <i>Jerry</i>"}
+    )
     assert "<b>" not in svg and "<i>" not in svg
     assert 'data-colour="&lt;b&gt;"' in svg
     assert "turn &amp; phase" in svg and "Tom &amp; &lt;i&gt;Jerry&lt;/i&gt; 1" in svg

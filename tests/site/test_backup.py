@@ -97,8 +97,9 @@ def options(command: str) -> tuple[str, frozenset[str]]:
     words = shlex.split(command)
     if words[:4] == ["docker", "compose", "exec", "-T"]:
         words = words[5:]  # after the service's name
-    return words[0], frozenset(w for w in words[1:] if w.startswith("--")
-                               and w.partition("=")[0] not in CONNECTION)
+    return words[0], frozenset(
+        w for w in words[1:] if w.startswith("--") and w.partition("=")[0] not in CONNECTION
+    )
 
 
 def test_the_compose_commands_are_the_tested_ones_in_its_container():
@@ -106,10 +107,12 @@ def test_the_compose_commands_are_the_tested_ones_in_its_container():
     commands, with the same options, run in compose's postgres container."""
     backup, restore, compose = backup_commands()
     tested = dict(options(line) for line in (backup + restore).splitlines() if line.strip())
-    in_compose = [options(line) for line in compose.splitlines()
-                  if line.startswith("docker compose exec -T postgres ")]
-    assert {tool for tool, _ in in_compose} == set(tested) == {"pg_dump", "createdb",
-                                                               "pg_restore"}
+    in_compose = [
+        options(line)
+        for line in compose.splitlines()
+        if line.startswith("docker compose exec -T postgres ")
+    ]
+    assert {tool for tool, _ in in_compose} == set(tested) == {"pg_dump", "createdb", "pg_restore"}
     for tool, flags in in_compose:
         assert flags == tested[tool], tool
     assert "--format=custom" in tested["pg_dump"]
@@ -129,13 +132,21 @@ def server_tools() -> Path:
         cursor.execute("SHOW server_version_num")
         major = int(cursor.fetchone()[0]) // 10000
     on_path = shutil.which("pg_dump")
-    for folder in (Path(f"/usr/lib/postgresql/{major}/bin"), Path(f"/usr/pgsql-{major}/bin"),
-                   Path(on_path).parent if on_path else None):
-        if folder and all((folder / tool).exists() for tool in TOOLS) \
-                and tool_major(folder / "pg_dump") == major:
+    for folder in (
+        Path(f"/usr/lib/postgresql/{major}/bin"),
+        Path(f"/usr/pgsql-{major}/bin"),
+        Path(on_path).parent if on_path else None,
+    ):
+        if (
+            folder
+            and all((folder / tool).exists() for tool in TOOLS)
+            and tool_major(folder / "pg_dump") == major
+        ):
             return folder
-    unavailable(f"the backup test needs {', '.join(TOOLS)} of PostgreSQL {major}, the "
-                f"server's version (Debian: apt-get install postgresql-client-{major})")
+    unavailable(
+        f"the backup test needs {', '.join(TOOLS)} of PostgreSQL {major}, the "
+        f"server's version (Debian: apt-get install postgresql-client-{major})"
+    )
 
 
 def tool_major(tool: Path) -> int:
@@ -145,15 +156,17 @@ def tool_major(tool: Path) -> int:
 
 
 def run(block: str, env: dict[str, str], cwd: Path) -> None:
-    done = subprocess.run(["sh", "-e", "-c", block], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        ["sh", "-e", "-c", block], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 0, f"{block}\n{done.stderr}"
 
 
 def drop(url: str, name: str) -> None:
     with psycopg.connect(url, autocommit=True) as admin:
-        admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
-                      .format(sql.Identifier(name)))
+        admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
 
 
 @contextlib.contextmanager
@@ -164,8 +177,12 @@ def restored_database(tmp_path: Path) -> Iterator[str]:
     source = database_url(settings.DATABASES["default"])
     name = f"{settings.DATABASES['default']['NAME']}_restored"
     target = f"{source.rsplit('/', 1)[0]}/{name}"
-    env = {**os.environ, "PATH": f"{server_tools()}{os.pathsep}{os.environ['PATH']}",
-           "DATABASE_URL": source, "RESTORE_URL": target}
+    env = {
+        **os.environ,
+        "PATH": f"{server_tools()}{os.pathsep}{os.environ['PATH']}",
+        "DATABASE_URL": source,
+        "RESTORE_URL": target,
+    }
     drop(source, name)  # left by a run that was killed
     try:
         run(backup, env, tmp_path)
@@ -181,8 +198,7 @@ def django_alias(alias: str, name: str) -> Iterator[None]:
     connection is made here, not declared in the settings: the test case allows only
     its own databases, and such a connection is not one of them."""
     settings_dict = {**connections["default"].settings_dict, "NAME": name}
-    connections[alias] = load_backend(settings_dict["ENGINE"]).DatabaseWrapper(
-        settings_dict, alias)
+    connections[alias] = load_backend(settings_dict["ENGINE"]).DatabaseWrapper(settings_dict, alias)
     try:
         yield
     finally:
@@ -208,22 +224,30 @@ def no_tasks() -> Iterator[None]:
 STILL_TO_SEND = (Status.QUEUED, Status.RETRYING, Status.SENDING)
 
 
-def outbox_at_the_dump(asked: list[OutgoingEmail], waiting: list[OutgoingEmail]
-                       ) -> dict[int, str]:
+def outbox_at_the_dump(asked: list[OutgoingEmail], waiting: list[OutgoingEmail]) -> dict[int, str]:
     """As if the site had sent or given up on the asks of one game (`asked`), and the
     others (`waiting`, of a game that stays where it is) were queued, waiting for a
     retry and being sent when the dump was taken. Their states by id."""
     now = timezone.now()
     # When the restored site takes the one being sent for a dead worker's (outbox.stuck_after).
-    stuck = now + timedelta(seconds=int(FAST["TASK_TIME_LIMIT_SECONDS"])
-                            + int(FAST["RECOVERY_GRACE_SECONDS"]))
-    states = dict(zip((e.pk for e in asked + waiting),
-                      (Status.SENT, Status.FAILED, Status.SENT, *STILL_TO_SEND), strict=True))
+    stuck = now + timedelta(
+        seconds=int(FAST["TASK_TIME_LIMIT_SECONDS"]) + int(FAST["RECOVERY_GRACE_SECONDS"])
+    )
+    states = dict(
+        zip(
+            (e.pk for e in asked + waiting),
+            (Status.SENT, Status.FAILED, Status.SENT, *STILL_TO_SEND),
+            strict=True,
+        )
+    )
     for email in asked + waiting:
         state = email.status = states[email.pk]
         email.attempts = 0 if state == Status.QUEUED else 1
-        email.next_attempt_at = {Status.QUEUED: now, Status.RETRYING: now,
-                                 Status.SENDING: stuck}.get(state)
+        email.next_attempt_at = {
+            Status.QUEUED: now,
+            Status.RETRYING: now,
+            Status.SENDING: stuck,
+        }.get(state)
         email.sent_at = now if state == Status.SENT else None
         email.save()
     return states
@@ -246,8 +270,13 @@ def replayed(record: dict, tmp_path: Path) -> dict:
     with the result the record says."""
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
-    done = subprocess.run([sys.executable, "-m", "engine.replay", "--json", str(path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.replay", "--json", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -259,8 +288,12 @@ def deployment(tmp_path: Path, url: str) -> Iterator[tuple[Cluster, SMTPServer, 
     mailbox, redis_server = SMTPServer(), RedisServer(tmp_path)
     mailbox.start()
     redis_server.start()
-    cluster = Cluster(redis_server, tmp_path, database=url,
-                      extra_env={"EMAIL_URL": f"smtp://127.0.0.1:{mailbox.port}"})
+    cluster = Cluster(
+        redis_server,
+        tmp_path,
+        database=url,
+        extra_env={"EMAIL_URL": f"smtp://127.0.0.1:{mailbox.port}"},
+    )
     try:
         with publishing_to(redis_server.url):
             cluster.worker("worker")
@@ -288,8 +321,9 @@ class Dumped:
 
 def finished_game(person: User, seed: int) -> Game:
     """A computer game played to its end, its news told long before the dump."""
-    game = computer_game(person, f"Finished {seed}",
-                         patches={"games.models.secrets.randbits": lambda _: seed})
+    game = computer_game(
+        person, f"Finished {seed}", patches={"games.models.secrets.randbits": lambda _: seed}
+    )
     play_in_process(game)
     Game.objects.filter(pk=game.pk).update(notified_phase=F("phase_number"))
     return Game.objects.get(pk=game.pk)
@@ -303,23 +337,34 @@ def a_site_to_dump(alice: User, bob: User, charlie: User) -> Dumped:
             notify.phase_changed(game.pk, game.phase_number)
         complete = people_game(alice, bob, charlie, "Complete")
         finished = [finished_game(make_user(f"watcher{seed}"), seed) for seed in (1, 2)]
-        for game, seats in ((running, running.seats.exclude(user=charlie)),
-                            (complete, complete.seats.all())):  # resolves: not queued
+        for game, seats in (
+            (running, running.seats.exclude(user=charlie)),
+            (complete, complete.seats.all()),
+        ):  # resolves: not queued
             for seat in seats:
                 services.submit(game.pk, seat.pk, parse_move(legal_move(game, seat)))
     assert all(g.is_finished for g in finished)
     asks = OutgoingEmail.objects.filter(kind="your_turn").order_by("user__username")
     states = outbox_at_the_dump(list(asks.filter(game=running)), list(asks.filter(game=waiting)))
-    return Dumped(Game.objects.get(pk=running.pk), Game.objects.get(pk=complete.pk), finished,
-                  {g.pk: game_record(g) for g in finished}, states)
+    return Dumped(
+        Game.objects.get(pk=running.pk),
+        Game.objects.get(pk=complete.pk),
+        finished,
+        {g.pk: game_record(g) for g in finished},
+        states,
+    )
 
 
-def assert_the_running_games_resume(dumped: Dumped, smtpd_port: int, charlie: User,
-                                     later: ReplyToken) -> None:
+def assert_the_running_games_resume(
+    dumped: Dumped, smtpd_port: int, charlie: User, later: ReplyToken
+) -> None:
     on = Game.objects.using(RESTORED)
     complete, number = dumped.complete, dumped.complete.phase_number
-    wait_until(lambda: on.get(pk=complete.pk).phase_number > number,
-               "the recovery pass has the complete phase resolved", timeout=HANG_SECONDS)
+    wait_until(
+        lambda: on.get(pk=complete.pk).phase_number > number,
+        "the recovery pass has the complete phase resolved",
+        timeout=HANG_SECONDS,
+    )
     assert on.get(pk=complete.pk).record.filter(phase_number=number).count() == 3
     game, number = dumped.running, dumped.running.phase_number
     assert on.get(pk=game.pk).pending.filter(phase_number=number).count() == 2
@@ -330,8 +375,11 @@ def assert_the_running_games_resume(dumped: Dumped, smtpd_port: int, charlie: Us
     ask = OutgoingEmail.objects.get(game=game, user=charlie, kind="your_turn")
     move = legal_move(game, game.seats.get(user=charlie))
     assert b"accepted" in reply(smtpd_port, charlie.email, ask.reply_to, move)
-    wait_until(lambda: on.get(pk=game.pk).phase_number > number,
-               "a worker resolves the phase on the restored database", timeout=HANG_SECONDS)
+    wait_until(
+        lambda: on.get(pk=game.pk).phase_number > number,
+        "a worker resolves the phase on the restored database",
+        timeout=HANG_SECONDS,
+    )
     assert on.get(pk=game.pk).record.filter(phase_number=number).count() == 3
 
 
@@ -346,28 +394,39 @@ def assert_no_email_sent_twice(dumped: Dumped, cluster: Cluster, mailbox: SMTPSe
     """Sent (or given up on) at the dump: never again. Queued, retrying or being sent at
     the dump: sent once."""
     emails, states = OutgoingEmail.objects.using(RESTORED), dumped.states
-    wait_until(lambda: not emails.filter(pk__in=states, status__in=STILL_TO_SEND).exists(),
-               "the emails the dump holds unsent are sent", timeout=HANG_SECONDS)
+    wait_until(
+        lambda: not emails.filter(pk__in=states, status__in=STILL_TO_SEND).exists(),
+        "the emails the dump holds unsent are sent",
+        timeout=HANG_SECONDS,
+    )
     cluster.stop()  # nothing is sent while the mailbox is counted
-    received = Counter(int(MESSAGE_ID.match(str(m["Message-ID"])).group(1))  # type: ignore
-                       for m in mailbox.messages)
+    received = Counter(
+        int(MESSAGE_ID.match(str(m["Message-ID"])).group(1))  # type: ignore
+        for m in mailbox.messages
+    )
     assert {pk: received[pk] for pk in states} == {
-        pk: 1 if state in STILL_TO_SEND else 0 for pk, state in states.items()}
+        pk: 1 if state in STILL_TO_SEND else 0 for pk, state in states.items()
+    }
     assert max(received.values()) == 1
     assert dict(emails.filter(pk__in=states).values_list("pk", "status")) == {
-        pk: Status.SENT if state in STILL_TO_SEND else state for pk, state in states.items()}
+        pk: Status.SENT if state in STILL_TO_SEND else state for pk, state in states.items()
+    }
     assert not emails.filter(kind__in=["refusal", "move_refused"]).exists()  # nobody answered
 
 
 def test_a_restored_dump_resumes_its_games_and_sends_no_email_twice(
-        on_postgresql, transactional_db, alice, bob, charlie, tmp_path):
+    on_postgresql, transactional_db, alice, bob, charlie, tmp_path
+):
     dumped = a_site_to_dump(alice, bob, charlie)
     with restored_database(tmp_path) as url:
         # After the dump the old site went on, and gave charlie a new reply address.
-        later = ReplyToken.objects.create(seat=dumped.running.seats.get(user=charlie),
-                                          phase_number=dumped.running.phase_number)
-        with django_alias(RESTORED, url.rsplit("/", 1)[1]), \
-                deployment(tmp_path, url) as (cluster, mailbox, smtpd_port):
+        later = ReplyToken.objects.create(
+            seat=dumped.running.seats.get(user=charlie), phase_number=dumped.running.phase_number
+        )
+        with (
+            django_alias(RESTORED, url.rsplit("/", 1)[1]),
+            deployment(tmp_path, url) as (cluster, mailbox, smtpd_port),
+        ):
             assert_the_running_games_resume(dumped, smtpd_port, charlie, later)
             assert_the_finished_games_replay(dumped, tmp_path)
             assert_no_email_sent_twice(dumped, cluster, mailbox)

@@ -105,8 +105,10 @@ def test_the_rim_shows_column_letters_and_row_numbers():
 
 def test_an_alliance_is_marked_on_the_border_of_the_two_regions():
     v = basic_view()
-    v["regions"] = [{"owner": "red", "castle": [1, 0], "cells": [[1, 0], [2, 0]]},
-                    {"owner": "ochre", "castle": [3, 0], "cells": [[3, 0]]}]
+    v["regions"] = [
+        {"owner": "red", "castle": [1, 0], "cells": [[1, 0], [2, 0]]},
+        {"owner": "ochre", "castle": [3, 0], "cells": [[3, 0]]},
+    ]
     v["alliances"] = [[[1, 0], [3, 0]]]
     marks = with_class(parsed(render_board(v)), "alliance")
     assert len(marks) == 1 and marks[0].tag == f"{SVG}circle"
@@ -131,24 +133,34 @@ def test_legal_walls_are_marked_when_performing_walls():
 
 def legal_for(root: ET.Element) -> dict[str, set[str]]:
     """Each target the board lists, by name, with the kinds of field it is legal for."""
-    return {e.get("data-cell") or e.get("data-wall") or "": set(e.get("data-legal").split())
-            for e in root.iter() if e.get("data-legal") is not None}
+    return {
+        e.get("data-cell") or e.get("data-wall") or "": set(e.get("data-legal").split())
+        for e in root.iter()
+        if e.get("data-legal") is not None
+    }
 
 
 def marked_legal(root: ET.Element) -> set[str]:
-    return {e.get("data-cell") or e.get("data-wall") or ""
-            for e in with_class(root, "legal")}
+    return {e.get("data-cell") or e.get("data-wall") or "" for e in with_class(root, "legal")}
 
 
 def test_each_target_says_which_fields_it_is_legal_for():
     """Issue 10, item 5: knight cells for the knight field, expansion cells for the
     expansion field, castles for the field naming the expanding region (RULES 5.3)."""
     v = basic_view()
-    v["ask"] = {"phase": "perform", "knights": [[5, 6], [1, 1]], "expansions": [[0, 2], [1, 1]],
-                "expanding": [[0, 0]]}
+    v["ask"] = {
+        "phase": "perform",
+        "knights": [[5, 6], [1, 1]],
+        "expansions": [[0, 2], [1, 1]],
+        "expanding": [[0, 0]],
+    }
     root = parsed(render_board(v, interactive=True))
-    assert legal_for(root) == {"F7": {"knight"}, "B2": {"knight", "expansion"},
-                               "A3": {"expansion"}, "A1": {"region"}}
+    assert legal_for(root) == {
+        "F7": {"knight"},
+        "B2": {"knight", "expansion"},
+        "A3": {"expansion"},
+        "A1": {"region"},
+    }
 
 
 def test_before_any_script_only_the_default_field_s_targets_are_marked_legal():
@@ -174,26 +186,40 @@ def test_walls_are_legal_for_the_wall_field():
 def test_the_default_kind_follows_the_ask():
     assert default_kind(None) is None
     assert default_kind({"phase": "decision", "cards": 1}) is None
-    assert default_kind({"phase": "placement", "castles": [[0, 0]], "knights": [[1, 0]]}) \
-        == "castle"
+    assert (
+        default_kind({"phase": "placement", "castles": [[0, 0]], "knights": [[1, 0]]}) == "castle"
+    )
     assert default_kind({"phase": "perform", "edges": [[[0, 0], [1, 0]]]}) == "wall"
-    assert default_kind({"phase": "perform", "knights": [], "expansions": [[0, 0]]}) \
-        == "expansion"
+    assert default_kind({"phase": "perform", "knights": [], "expansions": [[0, 0]]}) == "expansion"
 
 
 def test_any_board_size_is_drawn():
-    v = {"board": ["..F", "HT."], "castles": [[0, 0, "red"]], "knights": [[1, 0, "red"]],
-         "walls": [[[0, 0], [0, 1]]]}
+    v = {
+        "board": ["..F", "HT."],
+        "castles": [[0, 0, "red"]],
+        "knights": [[1, 0, "red"]],
+        "walls": [[[0, 0], [0, 1]]],
+    }
     root = parsed(render_board(v, interactive=True))
-    assert [e.get("data-cell") for e in with_class(root, "cell")] == \
-        ["A1", "B1", "C1", "A2", "B2", "C2"]
+    assert [e.get("data-cell") for e in with_class(root, "cell")] == [
+        "A1",
+        "B1",
+        "C1",
+        "A2",
+        "B2",
+        "C2",
+    ]
     assert len(with_class(root, "edge")) == 7
     assert root.get("viewBox") == "0 0 146 106"
 
 
 def test_text_from_the_view_is_escaped():
-    v = {"board": ["."], "castles": [[0, 0, '<script>"x"</script>']], "knights": [],
-         "regions": [{"owner": "<b>", "castle": [0, 0], "cells": [[0, 0]]}]}
+    v = {
+        "board": ["."],
+        "castles": [[0, 0, '<script>"x"</script>']],
+        "knights": [],
+        "regions": [{"owner": "<b>", "castle": [0, 0], "cells": [[0, 0]]}],
+    }
     svg = render_board(v)
     parsed(svg)
     assert "<script>" not in svg and "<b>" not in svg
@@ -211,14 +237,24 @@ def test_the_terrain_is_drawn_with_a_glyph_for_forest_hill_and_town():
 
 def test_the_swords_form_fills_the_expansion_first_when_no_knight_can_be_placed():
     """The form's default field and the board's default kind agree (games.play_forms)."""
+
     def default_fields(ask: dict) -> list[str]:
         form = SwordsForm(view={"ask": ask})
-        return [name for name, field in form.fields.items()
-                if "data-board-default" in field.widget.attrs]
+        return [
+            name
+            for name, field in form.fields.items()
+            if "data-board-default" in field.widget.attrs
+        ]
 
     assert default_fields({"knights": [[5, 6]], "expansions": [[0, 2]]}) == ["knights"]
     assert default_fields({"knights": [], "expansions": [[0, 2]]}) == ["expand"]
-    kinds = {name: field.widget.attrs.get("data-board-kind")
-             for name, field in SwordsForm(view={}).fields.items()}
-    assert kinds == {"knights": "knight", "expand": "expansion", "expand_from": "region",
-                     "expand_first": None}
+    kinds = {
+        name: field.widget.attrs.get("data-board-kind")
+        for name, field in SwordsForm(view={}).fields.items()
+    }
+    assert kinds == {
+        "knights": "knight",
+        "expand": "expansion",
+        "expand_from": "region",
+        "expand_first": None,
+    }

@@ -56,8 +56,9 @@ def sign_in(page: Page, username: str, server_url: str) -> None:
     client = Client()
     client.force_login(User.objects.get(username=username))
     session = client.cookies[settings.SESSION_COOKIE_NAME].value
-    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session,
-                               "url": server_url}])
+    page.context.add_cookies(
+        [{"name": settings.SESSION_COOKIE_NAME, "value": session, "url": server_url}]
+    )
 
 
 class Requests:
@@ -112,8 +113,14 @@ def open_as(new_page, device, live_server, server) -> Iterator:
         page = new_page(**device)
         page.expose_function("cspViolation", lambda what: problems.append(f"CSP: {what}"))
         page.add_init_script(WATCH_CSP)
-        page.on("console", lambda m: problems.append(m.text)
-                if m.type == "error" and "Content Security Policy" in m.text else None)
+        page.on(
+            "console",
+            lambda m: (
+                problems.append(m.text)
+                if m.type == "error" and "Content Security Policy" in m.text
+                else None
+            ),
+        )
         page.on("pageerror", lambda error: problems.append(str(error)))
         sign_in(page, username, live_server.url)
         page.goto(f"/games/{game.pk}/")
@@ -160,7 +167,8 @@ def fits(page: Page, device: dict) -> None:
 
 
 def test_a_message_to_everyone_shows_on_the_other_players_page_without_a_reload(
-        open_as, game, device):
+    open_as, game, device
+):
     alice, bob = open_as("alice", game), open_as("bob", game)
     expect(talk(bob)).to_contain_text("No messages yet")
 
@@ -180,7 +188,8 @@ def test_a_message_to_everyone_shows_on_the_other_players_page_without_a_reload(
 
 
 def test_a_private_message_shows_to_its_two_players_and_never_to_a_third(
-        open_as, game, bob, device):
+    open_as, game, bob, device
+):
     alice, bob_page, charlie = (open_as(name, game) for name in ("alice", "bob", "charlie"))
 
     write(alice, "Bob, take the west; I take the east.", to="ochre")
@@ -206,7 +215,8 @@ def test_a_private_message_shows_to_its_two_players_and_never_to_a_third(
 
 
 def test_a_draft_keeps_its_text_focus_and_cursor_through_live_swaps(
-        open_as, game, bob, charlie, device):
+    open_as, game, bob, charlie, device
+):
     alice = open_as("alice", game)
     phase = game.phase_number
     alice.select_option("#id_to", "lilac")
@@ -228,7 +238,8 @@ def test_a_draft_keeps_its_text_focus_and_cursor_through_live_swaps(
         submit_default(game, colour)
     resolve(game)
     expect(alice.locator("#live-game")).to_have_attribute(
-        "data-live-phase", str(phase + 1), timeout=WAIT)
+        "data-live-phase", str(phase + 1), timeout=WAIT
+    )
     expect(alice.locator("#live-notice")).to_have_count(0)  # a draft holds nothing still
     expect(field).to_have_value("I offer you the whole forest")
     expect(alice.locator("#id_to")).to_have_value("lilac")
@@ -244,8 +255,7 @@ def test_a_draft_keeps_its_text_focus_and_cursor_through_live_swaps(
     expect(talk(alice)).to_contain_text("I offer you the whole forest, Charlie.")
 
 
-def test_writing_in_the_chat_leaves_a_move_form_left_open_alone(
-        open_as, game, bob, device):
+def test_writing_in_the_chat_leaves_a_move_form_left_open_alone(open_as, game, bob, device):
     submit_default(game, "red")  # alice has decided, and may still change her mind
     alice = open_as("alice", game)
     move = alice.locator("#move-text")
@@ -280,8 +290,11 @@ def test_a_refused_message_says_why_and_keeps_its_text(open_as, game, device):
     error = alice.locator("main > [role=alert]")
     text = "blah " * (MESSAGE_CHARS // 5) + "and one more"  # past maxlength: as a script would
     alice.select_option("#id_to", "ochre")
-    alice.evaluate("text => { const t = document.getElementById('id_text');"
-                   " t.removeAttribute('maxlength'); t.value = text; }", text)
+    alice.evaluate(
+        "text => { const t = document.getElementById('id_text');"
+        " t.removeAttribute('maxlength'); t.value = text; }",
+        text,
+    )
     alice.click("#chat-send")
     alice.wait_for_url("**/games/*/#chat")
     expect(error).to_contain_text("Not sent")
@@ -309,7 +322,8 @@ def test_a_refused_message_says_why_and_keeps_its_text(open_as, game, device):
 
 
 def test_muting_a_player_hides_their_messages_on_the_muter_s_page(
-        open_as, game, bob, charlie, device):
+    open_as, game, bob, charlie, device
+):
     chat.post(game.pk, charlie.pk, "Lilac speaks first.")
     alice = open_as("alice", game)
     expect(talk(alice)).to_contain_text("Lilac speaks first.")
@@ -318,7 +332,8 @@ def test_muting_a_player_hides_their_messages_on_the_muter_s_page(
     alice.click("#mute-lilac")
     alice.wait_for_url("**/games/*/#chat")
     expect(alice.locator("main > [role=alert]")).to_contain_text(
-        "You no longer read the messages of lilac")
+        "You no longer read the messages of lilac"
+    )
     expect(talk(alice)).not_to_contain_text("Lilac speaks")
     expect(alice.locator("#mute-lilac")).to_contain_text("Read Charlie (lilac) again")
     alice.evaluate("window.notReloaded = true")
@@ -342,16 +357,19 @@ def test_muting_a_player_hides_their_messages_on_the_muter_s_page(
 
 @pytest.mark.parametrize("device", [PHONE], ids=["phone"])
 def test_on_a_phone_the_talk_fits_the_screen_and_its_form_is_usable(
-        open_as, game, bob, charlie, device):
+    open_as, game, bob, charlie, device
+):
     # Long words and long headings must wrap, not widen the page.
     chat.post(game.pk, bob.pk, "W" * MESSAGE_CHARS)
-    chat.post(game.pk, charlie.pk, "https://example.org/" + "a-very-long-path/" * 20,
-              to_colour="red")
+    chat.post(
+        game.pk, charlie.pk, "https://example.org/" + "a-very-long-path/" * 20, to_colour="red"
+    )
     page = open_as("alice", game)
     expect(talk(page).locator(".chat-line")).to_have_count(2)
     assert page_width(page) <= SCREEN
-    assert page.evaluate("(l => l.scrollWidth <= l.clientWidth)"
-                         "(document.querySelector('.chat-list'))")  # wrapped, not scrolled
+    assert page.evaluate(
+        "(l => l.scrollWidth <= l.clientWidth)(document.querySelector('.chat-list'))"
+    )  # wrapped, not scrolled
     for selector in ("#id_to", "#id_text", "#chat-send", "#chat-mute summary"):
         box = page.locator(selector).bounding_box()
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= SCREEN, selector

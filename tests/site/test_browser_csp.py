@@ -9,8 +9,14 @@ from tests.site.conftest import PASSWORD
 def test_a_running_game_page_runs_under_the_policy(new_page, game, alice):
     page = new_page()
     problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text)
-            if m.type == "error" and "Content Security Policy" in m.text else None)
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
+    )
     page.on("pageerror", lambda error: problems.append(str(error)))
     page.goto("/accounts/login/")
     page.fill("#id_username", "alice")

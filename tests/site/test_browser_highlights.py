@@ -51,8 +51,12 @@ def performing(alice, bob, charlie) -> Game:
     game = fresh(game)
     for colour in game.waiting:  # RULES 3.2: the start player chooses two cards
         cards = (1, 3) if colour == start else (2,)
-        services.submit(game.pk, seat_of(game, colour).pk,
-                        Decide(tuple(Choice(n) for n in cards)), game.phase_number)
+        services.submit(
+            game.pk,
+            seat_of(game, colour).pk,
+            Decide(tuple(Choice(n) for n in cards)),
+            game.phase_number,
+        )
     services.resolve(game.pk, game.phase_number)
     game = fresh(game)
     assert game.phase_kind == "perform" and game.waiting == [start]
@@ -70,10 +74,17 @@ def targets(performing: Game) -> dict[str, set[str]]:
     state = performing.engine_state
     player = state.phase.waiting[0]
     asked = ask(state, player)
-    forests = {c for c in rules.legal_knight_cells(state.pos, player)
-               if state.pos.board.terrain(c) == FOREST}
-    found = {"knight": names(asked["knights"]), "expansion": names(asked["expansions"]),
-             "region": names(asked["expanding"]), "forest": names(forests)}
+    forests = {
+        c
+        for c in rules.legal_knight_cells(state.pos, player)
+        if state.pos.board.terrain(c) == FOREST
+    }
+    found = {
+        "knight": names(asked["knights"]),
+        "expansion": names(asked["expansions"]),
+        "region": names(asked["expanding"]),
+        "forest": names(forests),
+    }
     # The position tests what it should: forests to leave out, expansion-only cells.
     assert found["forest"] and found["knight"] and found["region"]
     assert found["expansion"] - found["knight"]
@@ -95,8 +106,11 @@ class Screen:
             target.click()
 
     def highlighted(self) -> set[str]:
-        return set(self.page.eval_on_selector_all(
-            "#board [data-cell].legal", "els => els.map(e => e.getAttribute('data-cell'))"))
+        return set(
+            self.page.eval_on_selector_all(
+                "#board [data-cell].legal", "els => els.map(e => e.getAttribute('data-cell'))"
+            )
+        )
 
 
 @pytest.fixture(params=sorted(VIEWPORTS))
@@ -105,8 +119,14 @@ def screen(request, new_page, performing: Game) -> Iterator[Screen]:
     and no CSP violation on the way."""
     problems: list[str] = []
     page = new_page(**VIEWPORTS[request.param])
-    page.on("console", lambda m: problems.append(m.text)
-            if m.type == "error" and "Content Security Policy" in m.text else None)
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
+    )
     page.on("pageerror", lambda error: problems.append(str(error)))
     user = seat_of(performing, performing.waiting[0]).user
     log_in(page, user.username)
@@ -117,18 +137,21 @@ def screen(request, new_page, performing: Game) -> Iterator[Screen]:
 
 
 def test_the_knight_field_highlights_knight_cells_only_and_no_unaffordable_forest(
-        screen: Screen, targets: dict[str, set[str]]):
+    screen: Screen, targets: dict[str, set[str]]
+):
     assert screen.highlighted() == targets["knight"]  # the default field: knights
     screen.touch("#swords-knights")
     shown = screen.highlighted()
     assert shown == targets["knight"]
     assert not shown & targets["forest"], "a forest the player cannot pay for is highlighted"
-    assert not shown & (targets["expansion"] - targets["knight"]), \
+    assert not shown & (targets["expansion"] - targets["knight"]), (
         "an expansion cell is highlighted while the knight field is filled"
+    )
 
 
 def test_focusing_the_expansion_field_switches_the_highlights(
-        screen: Screen, targets: dict[str, set[str]]):
+    screen: Screen, targets: dict[str, set[str]]
+):
     screen.touch("#swords-expand")
     assert screen.highlighted() == targets["expansion"]
     screen.touch("#swords-expand_from")
@@ -149,7 +172,8 @@ def test_the_text_field_shows_every_target(screen: Screen, targets: dict[str, se
 
 
 def test_running_the_board_script_again_binds_nothing_twice(
-        screen: Screen, targets: dict[str, set[str]]):
+    screen: Screen, targets: dict[str, set[str]]
+):
     """games/static/games/live.js runs board.js again after it swaps the page: one
     click must still add the cell once (listeners bound twice would add and remove it)."""
     screen.page.evaluate("""() => new Promise((done, failed) => {

@@ -38,8 +38,14 @@ def open_as(new_page) -> Iterator:
 
     def open_page(username: str, path: str) -> Page:
         page = new_page()
-        page.on("console", lambda m: problems.append(m.text)
-                if m.type == "error" and "Content Security Policy" in m.text else None)
+        page.on(
+            "console",
+            lambda m: (
+                problems.append(m.text)
+                if m.type == "error" and "Content Security Policy" in m.text
+                else None
+            ),
+        )
         page.on("pageerror", lambda error: problems.append(str(error)))
         log_in(page, username)
         page.goto(path)
@@ -81,7 +87,8 @@ def test_a_move_shows_on_the_other_players_page(open_as, game):
     resolve(game)
     expect(page.locator("#phase-text")).not_to_have_text(old_phase, timeout=WAIT)
     expect(page.locator("#live-game")).to_have_attribute(
-        "data-live-phase", str(game.phase_number + 1))
+        "data-live-phase", str(game.phase_number + 1)
+    )
     expect(page.locator("#log")).to_contain_text("Turn")
     assert not_reloaded(page)
 
@@ -94,7 +101,8 @@ def test_a_form_left_open_is_kept_and_says_the_game_moved_on(open_as, game):
 
     submit_default(game, "ochre")  # the same phase: the rest of the page follows
     expect(page.locator('#waiting [data-colour="ochre"]')).to_contain_text(
-        "submitted", timeout=WAIT)
+        "submitted", timeout=WAIT
+    )
     expect(page.locator("#live-notice")).to_have_count(0)
 
     submit_default(game, "lilac")
@@ -108,16 +116,26 @@ def test_a_form_left_open_is_kept_and_says_the_game_moved_on(open_as, game):
 
     page.click("#live-reload")  # the new phase, the form made for it
     expect(page.locator("#live-game")).to_have_attribute(
-        "data-live-phase", str(game.phase_number + 1))
+        "data-live-phase", str(game.phase_number + 1)
+    )
     expect(page.locator("#live-notice")).to_have_count(0)
 
 
 @pytest.fixture
 def placing(alice, bob) -> Game:
     """A two-player game in its placements (a castle and a knight each, in turns)."""
-    game = services.create_game(alice, name="Placing", player_count=2, setup="variable",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="Placing",
+        player_count=2,
+        setup="variable",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     services.join_game(game.pk, bob, "ochre")
     return Game.objects.get(pk=game.pk)
 
@@ -133,7 +151,8 @@ def test_the_board_still_fills_the_form_after_the_page_changed(open_as, placing)
         submit_default(game, game.waiting[0])
         game = resolve(game)
     expect(page.locator("#live-game")).to_have_attribute(
-        "data-live-phase", str(game.phase_number), timeout=WAIT)
+        "data-live-phase", str(game.phase_number), timeout=WAIT
+    )
     legal = page.locator("#board [data-cell].legal").first
     cell = legal.get_attribute("data-cell")
     legal.click()
@@ -160,9 +179,18 @@ def test_the_your_move_count_follows_the_games(open_as, alice, bob, charlie):
 
 
 def test_the_lobby_follows_my_games(open_as, alice, bob, charlie):
-    game = services.create_game(alice, name="Gathering", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="Gathering",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     services.join_game(game.pk, bob, "ochre")
     page = open_as("alice", "/")
     row = page.locator(f"#my-game-{game.pk}")
@@ -177,8 +205,7 @@ def test_the_lobby_follows_my_games(open_as, alice, bob, charlie):
     assert not_reloaded(page)
 
 
-def test_a_page_opened_by_an_emailed_link_follows_its_game_and_mutes_it(new_page, game,
-                                                                        alice):
+def test_a_page_opened_by_an_emailed_link_follows_its_game_and_mutes_it(new_page, game, alice):
     """Issue 21, item 9: a session a magic link opened polls its game (the page stood
     still before), never the account's count, and its mute button works."""
     from tests.site.test_magic_links import emailed_link

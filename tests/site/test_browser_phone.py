@@ -12,8 +12,12 @@ from games.models import Game
 from tests.site.conftest import PASSWORD, three_player_game
 from tests.site.test_archive import finished_game
 
-PHONE = {"viewport": {"width": 360, "height": 740}, "is_mobile": True, "has_touch": True,
-         "device_scale_factor": 2}
+PHONE = {
+    "viewport": {"width": 360, "height": 740},
+    "is_mobile": True,
+    "has_touch": True,
+    "device_scale_factor": 2,
+}
 
 
 def page_width(page) -> int:
@@ -32,9 +36,18 @@ def log_in(page, username: str) -> None:
 def placing_game(alice, bob) -> Game:
     """A two-player game in its first phase: its start player (drawn from the game's
     seed, so either seat) places a castle and a knight."""
-    game = services.create_game(alice, name="Phone game", player_count=2, setup="variable",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="Phone game",
+        player_count=2,
+        setup="variable",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     services.join_game(game.pk, bob, "ochre")
     return Game.objects.get(pk=game.pk)
 
@@ -59,8 +72,13 @@ def test_public_pages_fit_the_screen(new_page, db, path):
 def test_a_player_s_pages_fit_the_screen(new_page, placing_game, alice):
     page = new_page(**PHONE)
     log_in(page, "alice")
-    for path in ["/", "/games/new/", "/accounts/profile/", "/accounts/notifications/",
-                 f"/games/{placing_game.pk}/"]:
+    for path in [
+        "/",
+        "/games/new/",
+        "/accounts/profile/",
+        "/accounts/notifications/",
+        f"/games/{placing_game.pk}/",
+    ]:
         page.goto(path)
         assert page_width(page) <= 360, path
 
@@ -85,11 +103,15 @@ def test_the_board_scales_stays_tappable_and_the_form_is_below_it(new_page, plac
 
 def test_a_running_game_and_an_archived_one_fit_the_screen(new_page, alice, bob, charlie):
     running = three_player_game(alice, bob, charlie)
-    done = finished_game(alice, bob, player_count=2, seed=3, name="Done",
-                         finished=timezone.now())
+    done = finished_game(alice, bob, player_count=2, seed=3, name="Done", finished=timezone.now())
     page = new_page(**PHONE)
     log_in(page, "alice")
-    for path in [f"/games/{running.pk}/", f"/archive/{done.pk}/", f"/archive/{done.pk}/?step=5",
-                 "/", "/archive/"]:
+    for path in [
+        f"/games/{running.pk}/",
+        f"/archive/{done.pk}/",
+        f"/archive/{done.pk}/?step=5",
+        "/",
+        "/archive/",
+    ]:
         page.goto(path)
         assert page_width(page) <= 360, path

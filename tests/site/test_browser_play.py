@@ -115,8 +115,11 @@ def terrain(v: View, cell: Cell) -> str:
 def neighbours(v: View, cell: Cell) -> list[Cell]:
     width, height = len(v["board"][0]), len(v["board"])
     x, y = cell
-    return [(a, b) for a, b in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
-            if 0 <= a < width and 0 <= b < height]
+    return [
+        (a, b)
+        for a, b in ((x, y - 1), (x - 1, y), (x + 1, y), (x, y + 1))
+        if 0 <= a < width and 0 <= b < height
+    ]
 
 
 def occupied(v: View) -> set[Cell]:
@@ -125,8 +128,7 @@ def occupied(v: View) -> set[Cell]:
 
 def border_walls(v: View, cells: set[Cell]) -> set[str]:
     """The walls that enclose `cells` (apart from the rim), in notation."""
-    return {format_edge(make_edge(c, n)) for c in cells for n in neighbours(v, c)
-            if n not in cells}
+    return {format_edge(make_edge(c, n)) for c in cells for n in neighbours(v, c) if n not in cells}
 
 
 @dataclass(frozen=True)
@@ -147,8 +149,12 @@ class Corner:
             for knight in inward:
                 pair = {(x, y), knight}
                 if all(terrain(v, c) == "." for c in pair):
-                    zone = frozenset((a, b) for a in range(width) for b in range(height)
-                                     if min(abs(a - c) + abs(b - d) for c, d in pair) <= 3)
+                    zone = frozenset(
+                        (a, b)
+                        for a in range(width)
+                        for b in range(height)
+                        if min(abs(a - c) + abs(b - d) for c, d in pair) <= 3
+                    )
                     return cls((x, y), knight, tuple(sorted(border_walls(v, pair))), zone)
         raise AssertionError("no board corner has two plain cells: choose another seed")
 
@@ -162,8 +168,9 @@ class TurnPlan:
     owners: dict[str, str]  # action -> the colour meant to perform it (wins its duel)
 
 
-def plan_turn(actions: list[str], players: list[str], start: str, founder: str,
-              done: set[str]) -> TurnPlan:
+def plan_turn(
+    actions: list[str], players: list[str], start: str, founder: str, done: set[str]
+) -> TurnPlan:
     """Decision cards for everyone, serving the goals not yet reached: the founder
     takes the W3 (and, in a duel, wins it), then an S to expand; others an S for a
     knight and the P; a second player on an action already taken makes the duel; the
@@ -180,8 +187,9 @@ def plan_turn(actions: list[str], players: list[str], start: str, founder: str,
             owners[action] = player
 
     def free(action: str) -> list[str]:
-        return sorted((p for p in players if left[p] and p not in choosers[action]),
-                      key=lambda p: -left[p])
+        return sorted(
+            (p for p in players if left[p] and p not in choosers[action]), key=lambda p: -left[p]
+        )
 
     swords = [a for a in actions if a.startswith("S")]
     founding = None
@@ -209,8 +217,11 @@ def plan_turn(actions: list[str], players: list[str], start: str, founder: str,
     for player in players:
         while left[player]:
             options = [a for a in actions if player not in choosers[a]]
-            harmless = ([a for a in options if a.startswith("M")]
-                        or [a for a in options if not choosers[a]] or options)
+            harmless = (
+                [a for a in options if a.startswith("M")]
+                or [a for a in options if not choosers[a]]
+                or options
+            )
             give(player, harmless[0])
     cards = {p: sorted(slot[a] for a in actions if p in choosers[a]) for p in players}
     return TurnPlan(cards, owners)
@@ -265,8 +276,9 @@ class Director:
 
     def plan(self, v: View) -> TurnPlan:
         if v["turn"] not in self.plans:
-            self.plans[v["turn"]] = plan_turn(v["card"].split(), list(v["players"]),
-                                              v["start_player"], self.founder, self.done)
+            self.plans[v["turn"]] = plan_turn(
+                v["card"].split(), list(v["players"]), v["start_player"], self.founder, self.done
+            )
         return self.plans[v["turn"]]
 
     def duel_winner(self, v: View) -> str:
@@ -297,8 +309,12 @@ class Director:
         assert self.corner is not None
         if action.startswith("W"):
             legal = {format_edge(make_edge(cell_of(a), cell_of(b))) for a, b in ask["edges"]}
-            if (colour == self.founder and "found" not in self.done and action == "W3"
-                    and set(self.corner.walls) <= legal):
+            if (
+                colour == self.founder
+                and "found" not in self.done
+                and action == "W3"
+                and set(self.corner.walls) <= legal
+            ):
                 return Move("walls", walls=self.corner.walls)
             return Move("pass")
         if action.startswith("S"):
@@ -309,12 +325,16 @@ class Director:
             knight = ""
             if "knight" not in self.done and (not expand or action == "S2"):
                 cells = [cell_of(c) for c in ask["knights"]]
-                plain = [format_cell(c) for c in cells if terrain(v, c) == "."
-                         and format_cell(c) != expand]
+                plain = [
+                    format_cell(c)
+                    for c in cells
+                    if terrain(v, c) == "." and format_cell(c) != expand
+                ]
                 knight = plain[0] if plain else ""
             if expand or knight:
-                return Move("swords", cells=(knight,) if knight else (),
-                            expand=(expand,) if expand else ())
+                return Move(
+                    "swords", cells=(knight,) if knight else (), expand=(expand,) if expand else ()
+                )
             return Move("pass")
         piles = [n for n, size in enumerate(ask["piles"], start=1) if size]
         if "politics" not in self.done and piles:
@@ -326,8 +346,9 @@ class Director:
 
 
 def game_settings(seed: int) -> Settings:
-    return Settings(players=PLAYERS, setup="variable", decisions="sealed", money="hidden",
-                    seed=seed)
+    return Settings(
+        players=PLAYERS, setup="variable", decisions="sealed", money="hidden", seed=seed
+    )
 
 
 def rehearse(seed: int, max_turns: int = 3) -> int | None:
@@ -405,8 +426,11 @@ def sign_up(page: Page, username: str, name: str, time_zone: str) -> Person:
     assert page.locator(".alert-danger, .invalid-feedback").count() == 0, page.content()
     assert page.locator("#signup-sent").count() == 1, page.content()
     # Issue 9: the account opens with the link emailed to its address, and "Continue".
-    text = OutgoingEmail.objects.filter(kind="signup_confirm",
-                                        user__username=username).latest("id").text
+    text = (
+        OutgoingEmail.objects.filter(kind="signup_confirm", user__username=username)
+        .latest("id")
+        .text
+    )
     link = re.search(r"https?://\S+?(/accounts/signup/\S+)", text)
     assert link is not None, text
     page.goto(link.group(1), wait_until="domcontentloaded")
@@ -446,8 +470,9 @@ def create_game(person: Person, name: str, setup: str, computers: tuple[str, ...
 def click_board(page: Page, selector: str) -> None:
     """Click a cell or an edge of the board that the page marks as a legal target."""
     target = page.locator(f"#board {selector}")
-    assert "legal" in (target.get_attribute("class") or "").split(), \
+    assert "legal" in (target.get_attribute("class") or "").split(), (
         f"{selector} is not marked legal on the board"
+    )
     target.click()
 
 
@@ -521,9 +546,12 @@ def wait_for_phase(person: Person, game: int, after: int, worker: Worker) -> dic
             pending = list(stored.pending.values_list("seat__colour", "phase_number", "text"))
             events = "\n".join(e["text"] for e in data["events"][-8:])
             worker_log = "\n".join(worker.log().splitlines()[-15:])
-            pytest.fail(f"phase {after} of game {game} (seed {stored.seed}) was not resolved in "
-                        f"{PHASE_TIMEOUT} s: {data['view']['phase']}, pending {pending}\n"
-                        f"last events:\n{events}\nworker:\n{worker_log}", pytrace=False)
+            pytest.fail(
+                f"phase {after} of game {game} (seed {stored.seed}) was not resolved in "
+                f"{PHASE_TIMEOUT} s: {data['view']['phase']}, pending {pending}\n"
+                f"last events:\n{events}\nworker:\n{worker_log}",
+                pytrace=False,
+            )
         time.sleep(POLL)
 
 
@@ -548,8 +576,9 @@ def fast_passwords(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-def check_sealed_decision_stays_secret(owner: Person, others: list[Person], game: int,
-                                       move: Move) -> None:
+def check_sealed_decision_stays_secret(
+    owner: Person, others: list[Person], game: int, move: Move
+) -> None:
     """Plant a sealed decision; the owner's page shows it, the others' pages and JSON
     say only that the owner has submitted."""
     page = owner.open_game(game)
@@ -571,7 +600,8 @@ def check_sealed_decision_stays_secret(owner: Person, others: list[Person], game
 
 
 def test_three_people_sign_up_and_play_turns_through_the_ui(
-        transactional_db, live_server, celery_worker, new_page):
+    transactional_db, live_server, celery_worker, new_page
+):
     seed, rehearsed = scenario()
     ada = sign_up(new_page(), "ada", "Ada Lovelace", "Europe/London")
     ben = sign_up(new_page(), "ben", "Ben Okri", "Africa/Lagos")
@@ -601,8 +631,9 @@ def test_three_people_sign_up_and_play_turns_through_the_ui(
         director.observe(new_events(data, seen))
         if director.finished:
             break
-        assert data["game"]["status"] == "running" and data["game"]["turn"] <= 3, \
+        assert data["game"]["status"] == "running" and data["game"]["turn"] <= 3, (
             f"goals {sorted(director.done)} not reached in 3 turns (seed {seed})"
+        )
         phase = data["view"]["phase"]
         simultaneous = phase["kind"] in ("decision", "duel")  # sealed (RULES 3.2, 4.2)
         movers = phase["waiting"] if simultaneous else phase["waiting"][:1]
@@ -623,12 +654,16 @@ def test_three_people_sign_up_and_play_turns_through_the_ui(
     corner = director.corner
     assert corner is not None
     at = format_cell(corner.castle)
-    public = [f"Ada Lovelace founds a region of 2 cells at {at}: +3 power.",
-              "breaks off the negotiation: a duel decides.", "make sealed bids for",
-              "The bids are revealed:", "wins the duel and pays 1 ducat to the bank.",
-              "places a knight at",
-              f"Ada Lovelace expands the region at {at} by {director.expanded_into}",
-              "takes a card from politics pile"]
+    public = [
+        f"Ada Lovelace founds a region of 2 cells at {at}: +3 power.",
+        "breaks off the negotiation: a duel decides.",
+        "make sealed bids for",
+        "The bids are revealed:",
+        "wins the duel and pays 1 ducat to the bank.",
+        "places a knight at",
+        f"Ada Lovelace expands the region at {at} by {director.expanded_into}",
+        "takes a card from politics pile",
+    ]
     # On the board the founded and grown region is tinted and its walls drawn.
     v = ada.data(game)["view"]
     regions = [r for r in v["regions"] if r["owner"] == FOUNDER]
@@ -644,7 +679,8 @@ def test_three_people_sign_up_and_play_turns_through_the_ui(
         assert ("You took the" in log) == (person.colour == director.took_card), log
         board = person.page.locator("#board")
         tinted = board.locator(f"rect.region-{FOUNDER}").evaluate_all(
-            "rects => rects.map(r => [+r.getAttribute('x'), +r.getAttribute('y')])")
+            "rects => rects.map(r => [+r.getAttribute('x'), +r.getAttribute('y')])"
+        )
         assert {((x - MARGIN) // CELL, (y - MARGIN) // CELL) for x, y in tinted} == cells
         for wall in border_walls(v, cells):
             assert board.locator(f'line.wall[data-wall-at="{wall}"]').count() == 1, wall
@@ -665,7 +701,7 @@ def simple_move(v: View) -> Move | str:
     if kind == "decision":  # money first: nothing to perform afterwards
         actions = v["card"].split()
         slots = sorted(range(1, 4), key=lambda n: (not actions[n - 1].startswith("M"), n))
-        return Move("decide", cards=tuple(sorted(slots[:ask["cards"]])))
+        return Move("decide", cards=tuple(sorted(slots[: ask["cards"]])))
     if kind == "negotiation":
         return Move("break-off")
     if kind == "duel":
@@ -680,10 +716,12 @@ def simple_move(v: View) -> Move | str:
 
 
 def test_a_game_against_computers_is_played_to_the_end_and_found_in_the_archive(
-        transactional_db, live_server, celery_worker, new_page, alice):
+    transactional_db, live_server, celery_worker, new_page, alice
+):
     person = log_in(new_page(accept_downloads=True), "alice", "Alice")
-    game = create_game(person, "Alice against the machines", setup="basic",
-                       computers=("ochre", "lilac"))
+    game = create_game(
+        person, "Alice against the machines", setup="basic", computers=("ochre", "lilac")
+    )
     seed = Game.objects.get(pk=game).seed
     moves = 0
     data = person.data(game)
@@ -692,12 +730,16 @@ def test_a_game_against_computers_is_played_to_the_end_and_found_in_the_archive(
         number, v = data["game"]["phase_number"], data["view"]
         if v.get("ask") and data["my_submission"] is None:
             move = simple_move(v)
-            done = (play(person, game, move) if isinstance(move, Move)
-                    else play_text(person, game, move))
+            done = (
+                play(person, game, move)
+                if isinstance(move, Move)
+                else play_text(person, game, move)
+            )
             if not done:  # a computer moved first in a negotiation: look again
                 data = person.data(game)
-                assert data["game"]["phase_number"] > number, \
+                assert data["game"]["phase_number"] > number, (
                     f"{move} refused in phase {number} of game {game} (seed {seed})"
+                )
                 continue
             moves += 1
         data = wait_for_phase(person, game, number, celery_worker)
@@ -733,8 +775,11 @@ def test_a_game_against_computers_is_played_to_the_end_and_found_in_the_archive(
     castles_at_the_end = page.locator("#archive-board svg use.castle").count()
     chart = page.locator("#power-chart svg")
     assert chart.count() == 1 and chart.is_visible()
-    assert sorted(chart.locator("polyline.power-line").evaluate_all(
-        "lines => lines.map(line => line.dataset.colour)")) == sorted(PLAYERS)
+    assert sorted(
+        chart.locator("polyline.power-line").evaluate_all(
+            "lines => lines.map(line => line.dataset.colour)"
+        )
+    ) == sorted(PLAYERS)
     shown = page.locator("#archive-result").inner_text()
     submit_form(page, "#step-first")
     assert page.locator("#step-number").inner_text() == "0"

@@ -44,8 +44,9 @@ def landing_pages(game: Game, alice: User) -> dict[str, str]:
         "mute": outbox.mute_url(alice, game),
         "invite": reverse("invite", args=[game.invite_token]),
         "sign-up": confirm_url(newcomer, ""),
-        "password reset": reverse("password_reset_confirm", args=[
-            uid, default_token_generator.make_token(alice)]),
+        "password reset": reverse(
+            "password_reset_confirm", args=[uid, default_token_generator.make_token(alice)]
+        ),
     }
 
 
@@ -105,18 +106,22 @@ def elsewhere() -> Iterator[tuple[str, list[tuple[str, str | None]]]]:
 def follow_a_link_away(page: Page, target: str, policy: str = "") -> None:
     """Add a link to `target` to the page (as a message or a profile could hold one) and
     click it, as a reader would; `policy`: the link's own referrerpolicy, if any."""
-    page.evaluate("""([target, policy]) => {
+    page.evaluate(
+        """([target, policy]) => {
         const a = document.createElement("a");
         a.href = target; a.id = "away"; a.textContent = "away";
         if (policy) { a.referrerPolicy = policy; }
         document.body.append(a);
-    }""", [target, policy])
+    }""",
+        [target, policy],
+    )
     page.click("#away")
     page.wait_for_url(f"{target}*")
 
 
-def test_no_landing_page_hands_its_address_to_another_site(page, live_server, game, alice,
-                                                           elsewhere):
+def test_no_landing_page_hands_its_address_to_another_site(
+    page, live_server, game, alice, elsewhere
+):
     there, seen = elsewhere
     pages = landing_pages(game, alice)
     for kind, url in pages.items():

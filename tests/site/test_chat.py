@@ -70,7 +70,8 @@ def owed_rows(user: User) -> list[OutgoingEmail]:
 
 
 def test_a_message_to_everyone_is_read_by_every_player_and_no_spectator(
-        game, alice, bob, charlie, dave):
+    game, alice, bob, charlie, dave
+):
     chat.post(game.pk, alice.pk, "Shall we share the hills?")
     for user in (alice, bob, charlie):
         assert texts(user, game) == ["Shall we share the hills?"]
@@ -90,7 +91,8 @@ def test_a_private_message_is_read_by_its_two_players_alone(game, alice, bob, ch
 
 
 def test_a_finished_game_s_archive_shows_the_public_talk_and_never_the_private(
-        game, alice, bob, dave):
+    game, alice, bob, dave
+):
     chat.post(game.pk, alice.pk, "Good luck, all.")
     chat.post(game.pk, bob.pk, "Secret pact with red", to_colour="red")
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
@@ -105,24 +107,36 @@ def test_a_finished_game_s_archive_shows_the_public_talk_and_never_the_private(
 # --- what cannot be sent ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "to", "problem"), [
-    ("   \n\t ", "", "empty"),
-    ("x" * (MESSAGE_CHARS + 1), "", f"at most {MESSAGE_CHARS} characters"),
-    ("hello", "red", "your own colour"),
-    ("hello", "grey", "nobody plays grey"),
-])
+@pytest.mark.parametrize(
+    ("text", "to", "problem"),
+    [
+        ("   \n\t ", "", "empty"),
+        ("x" * (MESSAGE_CHARS + 1), "", f"at most {MESSAGE_CHARS} characters"),
+        ("hello", "red", "your own colour"),
+        ("hello", "grey", "nobody plays grey"),
+    ],
+)
 def test_a_message_that_cannot_go_is_refused_with_a_sentence_and_nothing_stored(
-        game, alice, text, to, problem):
+    game, alice, text, to, problem
+):
     with pytest.raises(services.GameError, match=problem):
         chat.post(game.pk, alice.pk, text, to_colour=to)
     assert not Message.objects.exists() and not OutgoingEmail.objects.exists()
 
 
 def test_nobody_writes_to_a_computer_and_only_players_write(alice, bob, dave):
-    game = services.create_game(alice, name="With a computer", player_count=3,
-                                setup="basic", decisions="sealed", money="hidden",
-                                deadline_hours=48, invite_only=False, colour="red",
-                                computer_colours=["lilac"])
+    game = services.create_game(
+        alice,
+        name="With a computer",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["lilac"],
+    )
     services.join_game(game.pk, bob, "ochre")
     with pytest.raises(services.GameError, match="computer"):
         chat.post(game.pk, alice.pk, "hello", to_colour="lilac")
@@ -219,8 +233,14 @@ def test_messages_ride_in_the_next_email_and_make_none_of_their_own(game, alice,
     assert not OutgoingEmail.objects.filter(status=Status.QUEUED).exists()
     notify.phase_changed(game.pk, game.phase_number)  # the game asks bob to decide
     (ask,) = sent_to(bob, "your_turn")
-    for line in ("MESSAGES", "Alice (red) to everyone (turn 1):", "  First word",
-                 "  Second word", "Charlie (lilac) to you only (turn 1):", "  Lilac here"):
+    for line in (
+        "MESSAGES",
+        "Alice (red) to everyone (turn 1):",
+        "  First word",
+        "  Second word",
+        "Charlie (lilac) to you only (turn 1):",
+        "  Lilac here",
+    ):
         assert line in ask.text
     assert "Lilac here" in ask.html and "TALK TO THE TABLE" in ask.text
     assert [e.status for e in sent_to(bob, "message_owed")] == [Status.FOLDED]
@@ -242,8 +262,7 @@ def test_owed_messages_go_alone_once_due_in_one_email(game, alice, bob, charlie)
     assert notify.flush_due(due) == 3  # alice, bob and charlie: one email each
     assert notify.flush_due(due) == 0
     (email,) = sent_to(bob, "messages")
-    assert email.status == Status.QUEUED and "Anyone there?" in email.text \
-        and "Yes" in email.text
+    assert email.status == Status.QUEUED and "Anyone there?" in email.text and "Yes" in email.text
     assert email.reply_to  # a reply can answer the table
     (own,) = sent_to(alice, "messages")  # alice reads charlie's answer, and her own line
     assert "You to everyone (turn 1):" in own.text and "Charlie (lilac)" in own.text
@@ -288,18 +307,20 @@ def test_a_message_in_an_email_that_is_never_sent_is_told_in_the_next(game, alic
 def reply(game: Game, user: User, text: str, phase: int | None = None) -> bytes:
     message = EmailMessage()
     message["From"] = user.email
-    message["To"] = reply_address(seat(game, user), game.phase_number if phase is None
-                                  else phase)
+    message["To"] = reply_address(seat(game, user), game.phase_number if phase is None else phase)
     message["Subject"] = "Re: Löwenherz: Test game"
     message.set_content(text)
     return message.as_bytes()
 
 
 def test_reply_lines_are_read_as_messages():
-    read = replies.commands("say Hello all,\nwhat a board!\n\ndecide 2\n"
-                            "to Ochre: deal?\nTo be frank: I am bluffing")
-    assert read.said == (replies.Said("", "Hello all,\nwhat a board!"),
-                         replies.Said("ochre", "deal?\nTo be frank: I am bluffing"))
+    read = replies.commands(
+        "say Hello all,\nwhat a board!\n\ndecide 2\nto Ochre: deal?\nTo be frank: I am bluffing"
+    )
+    assert read.said == (
+        replies.Said("", "Hello all,\nwhat a board!"),
+        replies.Said("ochre", "deal?\nTo be frank: I am bluffing"),
+    )
     assert read.submissions == ("decide 2",) and not read.errors
     assert replies.commands("Say: hi").said == (replies.Said("", "hi"),)
     assert replies.commands("to everyone - hi").said == (replies.Said("", "hi"),)
@@ -310,12 +331,14 @@ def test_reply_lines_are_read_as_messages():
 
 
 def test_a_reply_with_a_message_alone_posts_it_whatever_phase_its_address_was_for(
-        game, alice, bob, charlie):
+    game, alice, bob, charlie
+):
     old_phase = game.phase_number
     game = decide_all(game)
     assert game.phase_number > old_phase
-    result = inbound.handle_message(reply(game, bob, "to red: deal, I stay out of the east",
-                                          phase=old_phase))
+    result = inbound.handle_message(
+        reply(game, bob, "to red: deal, I stay out of the east", phase=old_phase)
+    )
     assert result.verdict == inbound.Verdict.ACCEPTED
     assert texts(alice, game) == ["deal, I stay out of the east"]
     assert texts(charlie, game) == []
@@ -340,8 +363,9 @@ def test_a_reply_with_a_move_and_a_message_does_both_and_says_so(game, alice, bo
 
 def test_a_reply_with_a_message_that_cannot_go_applies_nothing(game, bob):
     before = fresh(game).state
-    result = inbound.handle_message(reply(game, bob, f"{legal_decision(game, bob)}\n"
-                                                     "to grey: hello"))
+    result = inbound.handle_message(
+        reply(game, bob, f"{legal_decision(game, bob)}\nto grey: hello")
+    )
     assert result.verdict == inbound.Verdict.REFUSED
     assert "nobody plays grey" in result.reason and "Nothing was applied or sent" in result.reason
     assert not Message.objects.exists() and fresh(game).state == before

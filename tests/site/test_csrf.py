@@ -30,54 +30,93 @@ WEBHOOKS = "anymail/"  # inbound mail webhooks (anymail's, the site's own): basi
 SKIPPED_NAMESPACES = {"admin"}  # Django's own admin, tested by Django
 
 # The POST views the issue names: each must stay in the URL list under its name.
-POST_VIEWS = {"create_game", "join_game", "submit", "extend_deadline", "take_seat_back",
-              "invite_by_email", "magic_link", "email_preferences", "signup", "profile",
-              "login", "logout", "password_reset", "password_change"}
+POST_VIEWS = {
+    "create_game",
+    "join_game",
+    "submit",
+    "extend_deadline",
+    "take_seat_back",
+    "invite_by_email",
+    "magic_link",
+    "email_preferences",
+    "signup",
+    "profile",
+    "login",
+    "logout",
+    "password_reset",
+    "password_change",
+}
 
 NEW_PASSWORD = "another long enough passphrase"
 # What each view would act on, were the check gone (the rest get an empty POST).
 DATA: dict[str, dict[str, str]] = {
-    "create_game": {"name": "Forged", "player_count": "2", "setup": "variable",
-                    "decisions": "sealed", "money": "hidden", "deadline_hours": "48",
-                    "colour": "red"},
+    "create_game": {
+        "name": "Forged",
+        "player_count": "2",
+        "setup": "variable",
+        "decisions": "sealed",
+        "money": "hidden",
+        "deadline_hours": "48",
+        "colour": "red",
+    },
     "join_game": {"colour": "grey"},
     "submit": {"move": "decide 1, 3"},
     "extend_deadline": {"hours": "5"},
     "invite_by_email": {"addresses": "victim@example.org"},
     "email_preferences": {"mode": "off"},
-    "signup": {"username": "forged", "email": "forged@example.org",
-               "password1": NEW_PASSWORD, "password2": NEW_PASSWORD},
+    "signup": {
+        "username": "forged",
+        "email": "forged@example.org",
+        "password1": NEW_PASSWORD,
+        "password2": NEW_PASSWORD,
+    },
     "profile": {"display_name": "Forged", "time_zone": "UTC"},
     "login": {"username": "alice", "password": PASSWORD},
-    "password_change": {"old_password": PASSWORD, "new_password1": NEW_PASSWORD,
-                        "new_password2": NEW_PASSWORD},
+    "password_change": {
+        "old_password": PASSWORD,
+        "new_password1": NEW_PASSWORD,
+        "new_password2": NEW_PASSWORD,
+    },
     "password_reset": {"email": "alice@example.org"},
 }
 
 
-def walk(patterns: list[Any], prefix: str = "", namespace: str = "") -> Iterator[
-        tuple[str, str, str, object]]:
+def walk(
+    patterns: list[Any], prefix: str = "", namespace: str = ""
+) -> Iterator[tuple[str, str, str, object]]:
     """(route, name, namespace, view) for every URL of the site."""
     for pattern in patterns:
         if isinstance(pattern, URLResolver):
-            yield from walk(pattern.url_patterns, prefix + str(pattern.pattern),
-                            pattern.namespace or namespace)
+            yield from walk(
+                pattern.url_patterns, prefix + str(pattern.pattern), pattern.namespace or namespace
+            )
         elif isinstance(pattern, URLPattern):
             yield prefix + str(pattern.pattern), str(pattern.name), namespace, pattern.callback
 
 
-ROUTES = sorted({(route, name, namespace, view) for route, name, namespace, view
-                 in walk(get_resolver().url_patterns)
-                 if namespace not in SKIPPED_NAMESPACES}, key=lambda r: r[0])
-PROTECTED = sorted({(route, name) for route, name, _, _ in ROUTES
-                    if name not in EXEMPT and not route.startswith(WEBHOOKS)})
+ROUTES = sorted(
+    {
+        (route, name, namespace, view)
+        for route, name, namespace, view in walk(get_resolver().url_patterns)
+        if namespace not in SKIPPED_NAMESPACES
+    },
+    key=lambda r: r[0],
+)
+PROTECTED = sorted(
+    {
+        (route, name)
+        for route, name, _, _ in ROUTES
+        if name not in EXEMPT and not route.startswith(WEBHOOKS)
+    }
+)
 
 
 def concrete(route: str, game: Game) -> str:
     """A path of `route`: the game's number, its invite token, a made-up token else."""
     path = re.sub(r"<int:\w+>", str(game.pk), route)
-    path = re.sub(r"<(str:)?token>", game.invite_token, path) if route.startswith("invite/") \
-        else path
+    path = (
+        re.sub(r"<(str:)?token>", game.invite_token, path) if route.startswith("invite/") else path
+    )
     return "/" + re.sub(r"<[^>]+>", "x", path)
 
 
@@ -85,20 +124,32 @@ def everything() -> dict[str, Any]:
     """What a forged POST could change: every table's rows, the games' states, people's
     passwords and preferences."""
     counts = {model._meta.label: model.objects.count() for model in apps.get_models()}
-    return {**counts,
-            "games": list(Game.objects.order_by("pk").values_list(
-                "status", "phase_number", "deadline", "state")),
-            "users": list(User.objects.order_by("pk").values_list("password", "email")),
-            "notifications": list(Notifications.objects.values_list("mode", flat=True))}
+    return {
+        **counts,
+        "games": list(
+            Game.objects.order_by("pk").values_list("status", "phase_number", "deadline", "state")
+        ),
+        "users": list(User.objects.order_by("pk").values_list("password", "email")),
+        "notifications": list(Notifications.objects.values_list("mode", flat=True)),
+    }
 
 
 @pytest.fixture
 def open_game(bob) -> Game:
     from games import services
 
-    return services.create_game(bob, name="Open", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    return services.create_game(
+        bob,
+        name="Open",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
 
 
 def test_the_post_views_named_in_the_issue_are_all_checked():
@@ -106,23 +157,38 @@ def test_the_post_views_named_in_the_issue_are_all_checked():
 
 
 def test_only_the_one_click_unsubscribe_and_the_webhooks_are_exempt():
-    exempt = {name for route, name, _, view in ROUTES
-              if getattr(view, "csrf_exempt", False) and not route.startswith(WEBHOOKS)}
+    exempt = {
+        name
+        for route, name, _, view in ROUTES
+        if getattr(view, "csrf_exempt", False) and not route.startswith(WEBHOOKS)
+    }
     assert exempt == EXEMPT
 
 
 # Signed in for every view (a forged POST rides on the victim's session); anonymous too
 # for the views that a signed-out visitor uses.
-ANONYMOUS = {"signup", "signup_confirm", "login", "password_reset", "password_reset_confirm",
-             "magic_link", "join_game"}
-CASES = [(route, name, True) for route, name in PROTECTED] + \
-    [(route, name, False) for route, name in PROTECTED if name in ANONYMOUS]
+ANONYMOUS = {
+    "signup",
+    "signup_confirm",
+    "login",
+    "password_reset",
+    "password_reset_confirm",
+    "magic_link",
+    "join_game",
+}
+CASES = [(route, name, True) for route, name in PROTECTED] + [
+    (route, name, False) for route, name in PROTECTED if name in ANONYMOUS
+]
 
 
-@pytest.mark.parametrize(("route", "name", "signed_in"), CASES,
-                         ids=[f"{n}-{'signed-in' if s else 'anonymous'}" for _, n, s in CASES])
+@pytest.mark.parametrize(
+    ("route", "name", "signed_in"),
+    CASES,
+    ids=[f"{n}-{'signed-in' if s else 'anonymous'}" for _, n, s in CASES],
+)
 def test_a_post_without_a_csrf_token_is_refused_and_changes_nothing(
-        alice, bob, charlie, open_game, route, name, signed_in):
+    alice, bob, charlie, open_game, route, name, signed_in
+):
     game = three_player_game(alice, bob, charlie)
     target = open_game if name == "join_game" else game
     client = Client(enforce_csrf_checks=True)
@@ -149,7 +215,8 @@ def test_the_csrf_check_lets_a_post_with_its_token_through(alice):
     client.force_login(alice)
     client.get(reverse("email_preferences"))  # sets the CSRF cookie
     token = client.cookies["csrftoken"].value
-    response = client.post(reverse("email_preferences"),
-                           {"mode": "off", "csrfmiddlewaretoken": token})
+    response = client.post(
+        reverse("email_preferences"), {"mode": "off", "csrfmiddlewaretoken": token}
+    )
     assert response.status_code == 302
     assert Notifications.objects.get(user=alice).mode == "off"

@@ -52,8 +52,11 @@ def reminded(monkeypatch) -> list[str]:
 def no_sweep_errors(caplog) -> Iterator[None]:
     """The sweep logs a game's trouble and goes on: here that is a failure."""
     yield
-    errors = [r.getMessage() for r in caplog.records
-              if r.name == "games.deadlines" and r.levelno >= logging.ERROR]
+    errors = [
+        r.getMessage()
+        for r in caplog.records
+        if r.name == "games.deadlines" and r.levelno >= logging.ERROR
+    ]
     assert not errors
 
 
@@ -98,9 +101,18 @@ def events(game: Game, kind: str) -> list[dict]:
 
 def seeded_game(alice: User, bob: User, charlie: User, **options) -> Game:
     """alice red (the creator), bob ochre, charlie lilac; basic setup, seed SEED."""
-    settings = {"name": "Deadlines", "player_count": 3, "setup": "basic",
-                "decisions": "sealed", "money": "hidden", "deadline_hours": 48,
-                "invite_only": False, "colour": "red", "computer_colours": [], **options}
+    settings = {
+        "name": "Deadlines",
+        "player_count": 3,
+        "setup": "basic",
+        "decisions": "sealed",
+        "money": "hidden",
+        "deadline_hours": 48,
+        "invite_only": False,
+        "colour": "red",
+        "computer_colours": [],
+        **options,
+    }
     game = services.create_game(alice, **settings)
     services.join_game(game.pk, bob, "ochre")
     Game.objects.filter(pk=game.pk).update(seed=SEED)
@@ -171,9 +183,11 @@ def at(moment: datetime) -> Iterator[None]:
 
 def slowly(function: Callable, seconds: float = 0.3) -> Callable:
     """`function`, taking long enough that a concurrent sweep runs meanwhile."""
+
     def slow(*args, **kwargs):
         time.sleep(seconds)
         return function(*args, **kwargs)
+
     return slow
 
 
@@ -194,8 +208,11 @@ def test_a_missed_decision_gets_legal_random_cards_and_the_phase_resolves(game):
     assert services.resolve(game.pk, number)
     resolved = fresh(game)
     assert resolved.phase_number == number + 1
-    assert sorted(resolved.record.filter(phase_number=number).values_list("colour", flat=True)) \
-        == ["lilac", "ochre", "red"]
+    assert sorted(resolved.record.filter(phase_number=number).values_list("colour", flat=True)) == [
+        "lilac",
+        "ochre",
+        "red",
+    ]
     assert missed(game) == {"red": 0, "ochre": 1, "lilac": 1}
     assert [sorted(e["players"]) for e in events(game, "deadline_missed")] == [["lilac", "ochre"]]
 
@@ -207,13 +224,11 @@ def test_a_deadline_not_yet_passed_does_nothing(game):
 
 
 @pytest.mark.parametrize(("kind", "default"), [("duel", Bid(0)), ("perform", Pass())])
-def test_a_missed_bid_is_zero_and_a_missed_action_is_declined(alice, bob, charlie, kind,
-                                                               default):
+def test_a_missed_bid_is_zero_and_a_missed_action_is_declined(alice, bob, charlie, kind, default):
     game = play_until(seeded_game(alice, bob, charlie), lambda g: g.phase_kind == kind, kind)
     number, awaited = game.phase_number, game.waiting
     sweep(now=game.deadline + MINUTE)
-    assert {colour: pending(game, colour) for colour in awaited} == \
-        dict.fromkeys(awaited, default)
+    assert {colour: pending(game, colour) for colour in awaited} == dict.fromkeys(awaited, default)
     assert services.resolve(game.pk, number)
     assert fresh(game).phase_number == number + 1
     recorded = game.record.filter(phase_number=number)
@@ -225,8 +240,9 @@ def test_a_missed_bid_is_zero_and_a_missed_action_is_declined(alice, bob, charli
 
 
 def test_a_missed_negotiation_is_broken_off_once_and_both_missed_it(alice, bob, charlie):
-    game = play_until(seeded_game(alice, bob, charlie),
-                      lambda g: g.phase_kind == "negotiation", "negotiation")
+    game = play_until(
+        seeded_game(alice, bob, charlie), lambda g: g.phase_kind == "negotiation", "negotiation"
+    )
     first, second = game.waiting
     sweep(now=game.deadline + MINUTE)
     assert pending(game, first) == BreakOff()
@@ -236,8 +252,9 @@ def test_a_missed_negotiation_is_broken_off_once_and_both_missed_it(alice, bob, 
     assert fresh(game).phase_kind == "duel"
 
 
-def test_the_end_to_end_deadline_is_resolved_by_the_worker(celery_worker, transactional_db,
-                                                           alice, bob, charlie):
+def test_the_end_to_end_deadline_is_resolved_by_the_worker(
+    celery_worker, transactional_db, alice, bob, charlie
+):
     game = seeded_game(alice, bob, charlie)
     number = game.phase_number
     decide(game, "red")
@@ -260,8 +277,9 @@ def test_the_end_to_end_deadline_is_resolved_by_the_worker(celery_worker, transa
 # --- missed deadlines in a row: a computer stands in --------------------------------------------
 
 
-def test_missed_deadlines_in_a_row_bring_a_stand_in_that_plays(game, monkeypatch,
-                                                               django_capture_on_commit_callbacks):
+def test_missed_deadlines_in_a_row_bring_a_stand_in_that_plays(
+    game, monkeypatch, django_capture_on_commit_callbacks
+):
     Game.objects.filter(pk=game.pk).update(max_missed_deadlines=2)
     Seat.objects.filter(game=game, colour__in=["ochre", "lilac"]).update(missed_deadlines=1)
     decide(game, "red")
@@ -271,8 +289,11 @@ def test_missed_deadlines_in_a_row_bring_a_stand_in_that_plays(game, monkeypatch
     assert seat(game, "ochre").standin and not seat(game, "lilac").standin
     assert events(game, "standin") == [{"kind": "standin", "player": "ochre", "missed": 2}]
     dispatched: list[tuple[int, int]] = []
-    monkeypatch.setattr(services, "_dispatch_computer",
-                        lambda game_id, number, seat_id: dispatched.append((number, seat_id)))
+    monkeypatch.setattr(
+        services,
+        "_dispatch_computer",
+        lambda game_id, number, seat_id: dispatched.append((number, seat_id)),
+    )
     ochre = seat(game, "ochre")
 
     def awaits_ochre(g: Game) -> bool:
@@ -285,8 +306,10 @@ def test_missed_deadlines_in_a_row_bring_a_stand_in_that_plays(game, monkeypatch
     sweep(now=game.deadline - 30 * HOUR)
     assert not Reminder.objects.filter(seat=ochre).exists()  # nobody to remind
     assert services.play_computer(game.pk, game.phase_number, ochre.pk)
-    assert PendingSubmission.objects.filter(seat=ochre).exists() or \
-        game.record.filter(phase_number=game.phase_number, colour="ochre").exists()
+    assert (
+        PendingSubmission.objects.filter(seat=ochre).exists()
+        or game.record.filter(phase_number=game.phase_number, colour="ochre").exists()
+    )
 
 
 def test_no_stand_in_when_the_game_allows_any_number_of_missed_deadlines(game):
@@ -345,15 +368,22 @@ def test_taking_a_seat_back_rejects_get_and_strangers(client, game, bob):
     assert seat(game, "ochre").standin
 
 
-@pytest.mark.parametrize(("who", "shown"), [("alice", {"extend-deadline"}),
-                                            ("bob", {"take-seat-back"}), ("charlie", set()),
-                                            (None, set())])
+@pytest.mark.parametrize(
+    ("who", "shown"),
+    [
+        ("alice", {"extend-deadline"}),
+        ("bob", {"take-seat-back"}),
+        ("charlie", set()),
+        (None, set()),
+    ],
+)
 def test_the_deadline_controls_show_what_the_viewer_may_do(game, who, shown, request):
     Seat.objects.filter(game=game, colour="ochre").update(standin=True, missed_deadlines=3)
     user = request.getfixturevalue(who) if who else AnonymousUser()
     viewer = Seat.objects.filter(game=game, user=user).first() if who else None
-    html = render_to_string("deadlines/_controls.html", {"game": fresh(game), "seat": viewer,
-                                                         "user": user})
+    html = render_to_string(
+        "deadlines/_controls.html", {"game": fresh(game), "seat": viewer, "user": user}
+    )
     controls = {"extend-deadline", "take-seat-back"}
     assert {c for c in controls if f'id="{c}"' in html} == shown
     if "take-seat-back" in shown:
@@ -365,8 +395,7 @@ def test_the_deadline_controls_show_what_the_viewer_may_do(game, who, shown, req
 
 def test_the_creator_extends_the_deadline(client, game, alice):
     log_in(client, alice)
-    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": "5"},
-                           follow=True)
+    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": "5"}, follow=True)
     assert response.redirect_chain == [(reverse("game", args=[game.pk]), 302)]
     assert fresh(game).deadline == game.deadline + 5 * HOUR
     assert "The deadline is now" in response.content.decode()
@@ -377,21 +406,32 @@ def test_every_player_reads_who_extended_the_deadline_and_until_when(game, alice
     deadline = deadlines.extend_deadline(game.pk, alice, 5).deadline
     assert deadline is not None
     until = deadline.astimezone(UTC)
-    sentence = (f"Alice, the game's creator, extends the deadline by 5 hours, until "
-                f"{until:%a} {until.day} {until:%b %Y, %H:%M} UTC.")
+    sentence = (
+        f"Alice, the game's creator, extends the deadline by 5 hours, until "
+        f"{until:%a} {until.day} {until:%b %Y, %H:%M} UTC."
+    )
     game = fresh(game)
     for viewer in [*Seat.objects.filter(game=game), None]:  # every player, and spectators
         texts = [line.text for line in present(game, viewer).events()]
         assert sentence in texts, (viewer, texts[-3:])
 
 
-@pytest.mark.parametrize(("who", "hours"), [("bob", "5"), ("dave", "5"), ("alice", "0"),
-                                            ("alice", "721"), ("alice", "soon"),
-                                            ("alice", "")])
+@pytest.mark.parametrize(
+    ("who", "hours"),
+    [
+        ("bob", "5"),
+        ("dave", "5"),
+        ("alice", "0"),
+        ("alice", "721"),
+        ("alice", "soon"),
+        ("alice", ""),
+    ],
+)
 def test_nobody_else_extends_a_deadline_nor_by_too_much(client, game, who, hours, request):
     log_in(client, request.getfixturevalue(who))
-    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": hours},
-                           follow=True)
+    response = client.post(
+        reverse("extend_deadline", args=[game.pk]), {"hours": hours}, follow=True
+    )
     assert "Not extended:" in response.content.decode()
     assert fresh(game).deadline == game.deadline
 
@@ -430,8 +470,9 @@ def test_each_person_chooses_when_to_be_reminded(game, bob, reminded):
     assert by_sweep == [[], ["lilac", "red"], ["ochre"], ["lilac", "red"]]
 
 
-def test_a_reminder_already_past_when_the_deadline_is_set_is_not_sent(alice, bob, charlie,
-                                                                      reminded):
+def test_a_reminder_already_past_when_the_deadline_is_set_is_not_sent(
+    alice, bob, charlie, reminded
+):
     game = seeded_game(alice, bob, charlie, deadline_hours=12)
     sweep(now=game.deadline - 12 * HOUR)
     assert set(Reminder.objects.values_list("hours_before", flat=True)) == {2}
@@ -471,8 +512,10 @@ def test_no_reminder_for_a_phase_that_is_over(game, reminded):
     assert not Reminder.objects.filter(phase_number=game.phase_number).exists()
 
 
-@pytest.mark.parametrize(("chosen", "hours"), [([], [24, 2]), ([6, 1, 6], [6, 1]),
-                                               ([0, -3, "x", 800], [24, 2]), (None, [24, 2])])
+@pytest.mark.parametrize(
+    ("chosen", "hours"),
+    [([], [24, 2]), ([6, 1, 6], [6, 1]), ([0, -3, "x", 800], [24, 2]), (None, [24, 2])],
+)
 def test_reminder_hours_are_the_persons_choice_or_24_and_2(chosen, hours):
     assert reminder_hours(chosen) == hours
 
@@ -490,8 +533,9 @@ def test_two_sweeps_at_once_pass_a_deadline_once(on_postgresql, no_dispatch, gam
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_sweeps_at_once_send_each_reminder_once(on_postgresql, no_dispatch, game,
-                                                    monkeypatch, reminded):
+def test_two_sweeps_at_once_send_each_reminder_once(
+    on_postgresql, no_dispatch, game, monkeypatch, reminded
+):
     sweep(now=game.deadline - 30 * HOUR)
     monkeypatch.setattr(compose, "reminder", slowly(compose.reminder))
     at_once(2, lambda: sweep(now=game.deadline - 2 * HOUR))
@@ -502,8 +546,9 @@ def test_two_sweeps_at_once_send_each_reminder_once(on_postgresql, no_dispatch, 
 
 
 def away(user: User, start: datetime, end: datetime) -> None:
-    Notifications.objects.update_or_create(user=user, defaults={"away_from": start,
-                                                                "away_until": end})
+    Notifications.objects.update_or_create(
+        user=user, defaults={"away_from": start, "away_until": end}
+    )
 
 
 def test_an_absence_pauses_the_game_and_its_deadline_does_not_pass(game, bob, reminded):
@@ -514,8 +559,9 @@ def test_an_absence_pauses_the_game_and_its_deadline_does_not_pass(game, bob, re
     sweep(now=deadline - 30 * HOUR)
     paused = fresh(game)
     assert paused.paused and paused.deadline is None
-    assert events(game, "paused") == [{"kind": "paused", "players": ["ochre"],
-                                       "remaining_seconds": 30 * 3600}]
+    assert events(game, "paused") == [
+        {"kind": "paused", "players": ["ochre"], "remaining_seconds": 30 * 3600}
+    ]
     for now in (deadline - 2 * HOUR, deadline + MINUTE, back - MINUTE):
         sweep(now=now)
     assert missed(game) == {"red": 0, "ochre": 0, "lilac": 0}
@@ -544,8 +590,9 @@ def test_an_absence_extends_the_deadline_past_the_return(game, bob):
     assert missed(game)["ochre"] == 1
 
 
-def test_a_reminder_due_while_the_person_is_away_waits_for_their_return(alice, bob, charlie,
-                                                                       reminded):
+def test_a_reminder_due_while_the_person_is_away_waits_for_their_return(
+    alice, bob, charlie, reminded
+):
     game = seeded_game(alice, bob, charlie, deadline_hours=12)
     Notifications.objects.create(user=bob, reminder_hours=[20])
     deadline, back = game.deadline, game.deadline + 2 * HOUR
@@ -559,8 +606,7 @@ def test_a_reminder_due_while_the_person_is_away_waits_for_their_return(alice, b
 
 
 @pytest.mark.parametrize("on_absence", ["pause", "extend"])
-def test_an_absence_after_submitting_or_in_the_future_changes_nothing(game, alice, bob,
-                                                                      on_absence):
+def test_an_absence_after_submitting_or_in_the_future_changes_nothing(game, alice, bob, on_absence):
     Game.objects.filter(pk=game.pk).update(on_absence=on_absence)
     decide(game, "red")
     away(alice, game.deadline - 40 * HOUR, game.deadline + 10 * HOUR)  # has submitted

@@ -57,10 +57,20 @@ MAX_STEPS = 2000
 # the person's next move; "alone": a reply with messages only, to their latest email;
 # "web": on the game page.
 TALK_EVERY = 7
-TALK = (("red", "beside", ""), ("lilac", "web", ""), ("ochre", "alone", "red"),
-        ("red", "alone", ""), ("ochre", "beside", "lilac"), ("lilac", "web", "ochre"),
-        ("red", "beside", "ochre"), ("ochre", "alone", ""), ("ochre", "beside", ""),
-        ("lilac", "web", "red"), ("red", "alone", "lilac"), ("red", "beside", ""))
+TALK = (
+    ("red", "beside", ""),
+    ("lilac", "web", ""),
+    ("ochre", "alone", "red"),
+    ("red", "alone", ""),
+    ("ochre", "beside", "lilac"),
+    ("lilac", "web", "ochre"),
+    ("red", "beside", "ochre"),
+    ("ochre", "alone", ""),
+    ("ochre", "beside", ""),
+    ("lilac", "web", "red"),
+    ("red", "alone", "lilac"),
+    ("red", "beside", ""),
+)
 BY_EMAIL = ("red", "ochre")  # alice and bob; charlie (lilac) plays on the web
 
 
@@ -86,19 +96,22 @@ def smtp(settings):
 @pytest.fixture
 def no_broker(monkeypatch) -> None:
     """Tasks reach no broker: the test does the worker's part itself, in order."""
-    for task in (tasks.send_email, tasks.resolve_phase, tasks.notify_phase,
-                 tasks.play_computer):
+    for task in (tasks.send_email, tasks.resolve_phase, tasks.notify_phase, tasks.play_computer):
         monkeypatch.setattr(task, "apply_async", lambda *args, **kwargs: None)
 
 
 def deliver(smtp) -> list[EmailMessage]:
     """The worker's part: send every queued email, oldest first; the new messages."""
     before = len(smtp.messages)
-    for pk in OutgoingEmail.objects.filter(status=Status.QUEUED).order_by("created_at", "pk") \
-            .values_list("pk", flat=True):
+    for pk in (
+        OutgoingEmail.objects.filter(status=Status.QUEUED)
+        .order_by("created_at", "pk")
+        .values_list("pk", flat=True)
+    ):
         assert outbox.send(pk), f"email {pk} was not sent"
     assert not OutgoingEmail.objects.filter(
-        status__in=[Status.QUEUED, Status.RETRYING, Status.FAILED, Status.SENDING]).exists()
+        status__in=[Status.QUEUED, Status.RETRYING, Status.FAILED, Status.SENDING]
+    ).exists()
     return smtp.messages[before:]
 
 
@@ -116,8 +129,11 @@ def is_game_over(message: EmailMessage) -> bool:
 def latest_ask(messages: list[EmailMessage], to: str, game: Game) -> EmailMessage:
     """The newest email to `to` of the game's current phase that takes a reply."""
     phase = f"{game.pk}/{game.phase_number}"
-    asks = [m for m in messages if recipient(m) == to and m["Reply-To"]
-            and str(m[compose.PHASE_HEADER]) == phase]
+    asks = [
+        m
+        for m in messages
+        if recipient(m) == to and m["Reply-To"] and str(m[compose.PHASE_HEADER]) == phase
+    ]
     assert asks, f"{to} is awaited in phase {phase} but has no email to reply to"
     return asks[-1]
 
@@ -149,8 +165,7 @@ class Spoken:
 def talk_text(number: int, sender: str, to: str) -> str:
     """A message's text: one line, or (every third) two."""
     text = f"talk-{number:02d} from {sender} to {to or 'everyone'}: shall we share the hills"
-    return text + f"\nand talk-{number:02d} goes on: the river is mine" if number % 3 == 0 \
-        else text
+    return text + f"\nand talk-{number:02d} goes on: the river is mine" if number % 3 == 0 else text
 
 
 def talk_lines(spoken: Spoken) -> list[str]:
@@ -182,20 +197,32 @@ class Cadence:
         return sum(self.received[p] for p in people) / sum(self.awaited[p] for p in people)
 
     def report(self) -> str:
-        return ", ".join(f"{p.partition('@')[0]} {self.per_ask(p):.2f}"
-                         f" ({self.lone_confirmations[p]} confirmations alone of "
-                         f"{self.moves_by_email[p]} moves by email, "
-                         f"{self.lone_messages[p]} emails of messages alone)"
-                         for p in self.awaited) + f"; all {self.per_ask():.2f}" \
+        return (
+            ", ".join(
+                f"{p.partition('@')[0]} {self.per_ask(p):.2f}"
+                f" ({self.lone_confirmations[p]} confirmations alone of "
+                f"{self.moves_by_email[p]} moves by email, "
+                f"{self.lone_messages[p]} emails of messages alone)"
+                for p in self.awaited
+            )
+            + f"; all {self.per_ask():.2f}"
             + f"; {len(self.spoken)} messages, {self.quiet_hours} hours of quiet"
+        )
 
 
-def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int,
-                    talk: bool = True) -> Cadence:
+def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int, talk: bool = True) -> Cadence:
     game = services.create_game(
-        alice, name="Cadence", player_count=4, setup="basic", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour="red",
-        computer_colours=["grey"])
+        alice,
+        name="Cadence",
+        player_count=4,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["grey"],
+    )
     Game.objects.filter(pk=game.pk).update(seed=seed)
     services.join_game(game.pk, bob, "ochre")
     services.join_game(game.pk, charlie, "lilac")
@@ -225,8 +252,9 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int,
             chat.post(game.pk, user.pk, spoken.text, to)
         else:  # a reply to their latest email (any will do for talk), messages only
             latest = [m for m in mail if recipient(m) == user.email and m["Reply-To"]][-1]
-            said = receive_in_process(reply(latest, user.email, user.profile.display_name,
-                                            talk_lines(spoken)))
+            said = receive_in_process(
+                reply(latest, user.email, user.profile.display_name, talk_lines(spoken))
+            )
             assert said.startswith("receive_email: accepted: Sent: your message"), said
         cadence.spoken.append(spoken)
         return True
@@ -239,8 +267,11 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int,
             seen.add(game.phase_number)
             awaited.update(seats[c].user.email for c in game.waiting if seats[c].user)
         quiet = say(step)
-        done = set(PendingSubmission.objects.filter(game=game, phase_number=game.phase_number)
-                   .values_list("seat__colour", flat=True))
+        done = set(
+            PendingSubmission.objects.filter(game=game, phase_number=game.phase_number).values_list(
+                "seat__colour", flat=True
+            )
+        )
         colour = next(c for c in game.waiting if c not in done)
         seat_ = seats[colour]
         if seat_.is_computer:
@@ -250,17 +281,18 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int,
             lines = [brain_move(brains[colour], game, colour)]
             talking, beside[colour] = beside[colour], []
             for spoken in talking:  # before the move, or after it (and a blank line)
-                lines = [*talk_lines(spoken), *lines] if len(cadence.spoken) % 2 \
+                lines = (
+                    [*talk_lines(spoken), *lines]
+                    if len(cadence.spoken) % 2
                     else [*lines, *talk_lines(spoken), ""]
+                )
             ask = latest_ask(mail, user.email, game)
-            said = receive_in_process(reply(ask, user.email, user.profile.display_name,
-                                            lines))
+            said = receive_in_process(reply(ask, user.email, user.profile.display_name, lines))
             assert said.startswith("receive_email: accepted"), said
             cadence.spoken.extend(talking)
             cadence.moves_by_email[user.email] += 1
         else:
-            services.submit(game.pk, seat_.pk, parse_move(brain_move(brains[colour], game,
-                                                                     colour)))
+            services.submit(game.pk, seat_.pk, parse_move(brain_move(brains[colour], game, colour)))
         if services.resolve(game.pk, game.phase_number):  # the worker, within seconds
             notify.phase_changed(game.pk, fresh(game).phase_number)
         mail += deliver(smtp)
@@ -279,30 +311,39 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int,
     assert all(over[p] == 1 for p in people), over
     cadence.received.update(recipient(m) for m in mail if not is_game_over(m))
     cadence.lone_confirmations.update(
-        recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "move_accepted")
+        recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "move_accepted"
+    )
     cadence.lone_messages.update(
-        recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "messages")
+        recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "messages"
+    )
     assert all(awaited[p] for p in people)
     cadence.mail = mail
-    assert not OutgoingEmail.objects.filter(status=Status.COALESCING).exists(), \
+    assert not OutgoingEmail.objects.filter(status=Status.COALESCING).exists(), (
         "something owed was never told"
+    )
     return cadence
 
 
 @pytest.mark.parametrize("pace", ["fast", "slow"])
 def test_a_person_gets_at_most_about_one_email_per_phase_that_awaits_them(
-        alice, bob, charlie, smtp, no_broker, pace):
+    alice, bob, charlie, smtp, no_broker, pace
+):
     cadence = play_whole_game(alice, bob, charlie, smtp, pace, seed=7)
-    print(f"\nemails per phase that awaited the person ({pace}, with table talk): "
-          f"{cadence.report()}")
+    print(
+        f"\nemails per phase that awaited the person ({pace}, with table talk): {cadence.report()}"
+    )
     for person in cadence.awaited:
         if pace == "fast":  # everything rides in the next ask, the messages too
             assert cadence.per_ask(person) <= TARGET, cadence.report()
         else:  # a move by email not followed by an ask within the window is confirmed:
             # alone, or in the results it waited for; messages owed an hour, alone or in
             # the results owed. The rest: one per ask.
-            assert cadence.received[person] <= TARGET * cadence.awaited[person] \
-                + cadence.moves_by_email[person] + cadence.quiet_hours, cadence.report()
+            assert (
+                cadence.received[person]
+                <= TARGET * cadence.awaited[person]
+                + cadence.moves_by_email[person]
+                + cadence.quiet_hours
+            ), cadence.report()
     assert_the_talk_told(cadence, pace)
 
 
@@ -315,8 +356,10 @@ HEADING = re.compile(r"(?P<heading>\S.*) \(turn \d+\):")
 def told(message: EmailMessage) -> list[tuple[str, str]]:
     """The messages an email tells in its MESSAGES part: (heading, text)."""
     lines = text_of(message).splitlines()
-    start = next((i for i, line in enumerate(lines)
-                  if line == "MESSAGES" or line.startswith("MESSAGES (")), None)
+    start = next(
+        (i for i, line in enumerate(lines) if line == "MESSAGES" or line.startswith("MESSAGES (")),
+        None,
+    )
     if start is None:
         return []
     found: list[tuple[str, str]] = []
@@ -340,16 +383,22 @@ def expected_heading(spoken: Spoken, reader: str, names: dict[str, str]) -> str:
     sender = "You" if reader == spoken.sender else f"{names[spoken.sender]} ({spoken.sender})"
     if not spoken.to:
         return f"{sender} to everyone"
-    return f"{sender} to you only" if reader == spoken.to \
+    return (
+        f"{sender} to you only"
+        if reader == spoken.to
         else f"{sender} to {names[spoken.to]} ({spoken.to}) only"
+    )
 
 
 def assert_the_talk_told(cadence: Cadence, pace: str) -> None:
     game = cadence.game
     assert game is not None
-    seats = {s.colour: s for s in Seat.objects.filter(game=game, user__isnull=False,
-                                                      is_computer=False)
-             .select_related("user__profile")}
+    seats = {
+        s.colour: s
+        for s in Seat.objects.filter(
+            game=game, user__isnull=False, is_computer=False
+        ).select_related("user__profile")
+    }
     names = {c: s.display_name for c, s in seats.items()}
     spoken = cadence.spoken
     # The game talked every way: by each person, beside moves, alone, on the web, to
@@ -359,8 +408,9 @@ def assert_the_talk_told(cadence: Cadence, pace: str) -> None:
     assert {bool(s.to) for s in spoken} == {True, False}, spoken
     assert len({s.mark for s in spoken}) == len(spoken)
     assert Message.objects.filter(game=game).count() == len(spoken)
-    bodies = {c: [m for m in cadence.mail if recipient(m) == s.user.email]
-              for c, s in seats.items()}
+    bodies = {
+        c: [m for m in cadence.mail if recipient(m) == s.user.email] for c, s in seats.items()
+    }
     told_to = {c: [t for m in mail for t in told(m)] for c, mail in bodies.items()}
     for s in spoken:
         readers = {s.sender, s.to} if s.to else set(seats)
@@ -369,20 +419,30 @@ def assert_the_talk_told(cadence: Cadence, pace: str) -> None:
             if colour in readers:  # told once, as the reader's own heading says it
                 assert headings == [expected_heading(s, colour, names)], (colour, s)
                 # the HTML part tells what the text part tells (the sender's echo too)
-                assert sum(text_of(m).count(s.mark) for m in mail) == \
-                    sum(html_of(m).count(s.mark) for m in mail), (colour, s)
+                assert sum(text_of(m).count(s.mark) for m in mail) == sum(
+                    html_of(m).count(s.mark) for m in mail
+                ), (colour, s)
             else:  # not a word of it, anywhere in their emails
                 assert headings == [], (colour, s)
-                assert not [m for m in mail if s.mark in text_of(m) or s.mark in html_of(m)
-                            or s.mark in str(m["Subject"])], (colour, s)
+                assert not [
+                    m
+                    for m in mail
+                    if s.mark in text_of(m) or s.mark in html_of(m) or s.mark in str(m["Subject"])
+                ], (colour, s)
     # Nothing but these messages in the MESSAGES parts (no message told twice over).
     assert all(text in {s.text for s in spoken} for t in told_to.values() for _, text in t)
     if pace == "slow":  # an hour after a message: some go in an email of their own
         assert sum(cadence.lone_messages.values()) > 0, cadence.report()
-        alone = {text for m in cadence.mail if str(m[KIND_HEADER] or "") == "messages"
-                 for _, text in told(m)}
-        print(f"{len(alone)} of {len(spoken)} messages told in an email of messages alone "
-              f"to someone; the rest rode in other emails")
+        alone = {
+            text
+            for m in cadence.mail
+            if str(m[KIND_HEADER] or "") == "messages"
+            for _, text in told(m)
+        }
+        print(
+            f"{len(alone)} of {len(spoken)} messages told in an email of messages alone "
+            f"to someone; the rest rode in other emails"
+        )
     # The archive: the messages to everyone, none of the private ones.
     page = Client().get(reverse("archive_game", args=[game.pk]))
     assert page.status_code == 200
@@ -396,9 +456,18 @@ def assert_the_talk_told(cadence: Cadence, pace: str) -> None:
 
 def computer_game(alice, bob) -> Game:
     """alice (red) and bob (ochre) with a computer (lilac)."""
-    game = services.create_game(alice, name="Test game", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=["lilac"])
+    game = services.create_game(
+        alice,
+        name="Test game",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["lilac"],
+    )
     services.join_game(game.pk, bob, "ochre")
     return fresh(game)
 
@@ -410,8 +479,11 @@ def advance(game: Game, until) -> Game:
         game = fresh(game)
         if until(game) or game.is_finished:
             return game
-        done = set(PendingSubmission.objects.filter(game=game, phase_number=game.phase_number)
-                   .values_list("seat__colour", flat=True))
+        done = set(
+            PendingSubmission.objects.filter(game=game, phase_number=game.phase_number).values_list(
+                "seat__colour", flat=True
+            )
+        )
         colour = next(c for c in game.waiting if c not in done)
         s = game.seats.get(colour=colour)
         move = RandomPlayer(f"advance/{game.phase_number}/{colour}")
@@ -429,12 +501,12 @@ def test_results_that_ask_nothing_wait_for_the_next_ask_and_ride_in_it(alice, bo
     game = computer_game(alice, bob)
     notify.phase_changed(game.pk, game.phase_number)
     # Until a phase awaits alice without bob: bob's results of it are held, not sent.
-    game = advance(game, lambda g: g.phase_number > 2 and "red" in g.waiting
-                   and "ochre" not in g.waiting)
+    game = advance(
+        game, lambda g: g.phase_number > 2 and "red" in g.waiting and "ochre" not in g.waiting
+    )
     held = [e for e in sent_to(bob, "results") if e.status == Status.COALESCING]
     assert held, "no results held for bob"
-    assert not OutgoingEmail.objects.filter(user=bob, kind="results",
-                                            status=Status.QUEUED).exists()
+    assert not OutgoingEmail.objects.filter(user=bob, kind="results", status=Status.QUEUED).exists()
     game = advance(game, lambda g: "ochre" in g.waiting)
     ask = sent_to(bob, "your_turn")[-1]
     assert ask.phase_number == game.phase_number
@@ -442,8 +514,7 @@ def test_results_that_ask_nothing_wait_for_the_next_ask_and_ride_in_it(alice, bo
     assert all(fresh_email(e).status == Status.FOLDED for e in held)
     assert f"told in email {ask.pk}" in fresh_email(held[0]).last_error
     # One ask per phase that awaits bob, and no other email to him.
-    assert {e.kind for e in sent_to(bob) if e.status != Status.FOLDED} <= {"your_turn",
-                                                                           "results"}
+    assert {e.kind for e in sent_to(bob) if e.status != Status.FOLDED} <= {"your_turn", "results"}
     assert not [e for e in sent_to(bob) if e.status == Status.QUEUED and e.kind == "results"]
 
 
@@ -454,8 +525,10 @@ def fresh_email(email: OutgoingEmail) -> OutgoingEmail:
 def test_held_results_go_alone_once_due_in_one_email_and_once(alice, bob):
     game = computer_game(alice, bob)
     notify.phase_changed(game.pk, game.phase_number)
-    game = advance(game, lambda g: len([e for e in sent_to(bob, "results")
-                                        if e.status == Status.COALESCING]) >= 2)
+    game = advance(
+        game,
+        lambda g: len([e for e in sent_to(bob, "results") if e.status == Status.COALESCING]) >= 2,
+    )
     held = [e for e in sent_to(bob, "results") if e.status == Status.COALESCING]
     assert notify.flush_due(timezone.now()) == 0  # not due yet
     later = timezone.now() + timedelta(seconds=settings.EMAIL_RESULTS_HOLD_SECONDS + 1)
@@ -485,10 +558,12 @@ def test_the_sweep_sends_what_is_due_even_if_no_task_is_left(alice, bob, monkeyp
 
 
 def test_a_held_confirmation_queues_the_task_that_sends_it_when_due(
-        game, alice, monkeypatch, settings, django_capture_on_commit_callbacks):
+    game, alice, monkeypatch, settings, django_capture_on_commit_callbacks
+):
     queued: list[tuple] = []
-    monkeypatch.setattr(tasks.flush_held, "apply_async",
-                        lambda args, **options: queued.append((args, options)))
+    monkeypatch.setattr(
+        tasks.flush_held, "apply_async", lambda args, **options: queued.append((args, options))
+    )
     monkeypatch.setattr(tasks.send_email, "apply_async", lambda *args, **options: None)
     # A window the broker may hold a task for (issue 21: the longer ones are the sweep's).
     window = settings.EMAIL_COALESCE_SECONDS = int(tasks.longest_countdown()) - 1
@@ -506,8 +581,12 @@ def test_a_held_confirmation_queues_the_task_that_sends_it_when_due(
     assert [e.status for e in sent_to(alice)] == [Status.FOLDED, Status.QUEUED]
     queued.clear()
     with django_capture_on_commit_callbacks(execute=True):  # results held for hours: the
-        compose.results(game, seat(game, alice), game.phase_number,  # sweep sends them
-                        hold_until=timezone.now() + timedelta(hours=6))
+        compose.results(
+            game,
+            seat(game, alice),
+            game.phase_number,  # sweep sends them
+            hold_until=timezone.now() + timedelta(hours=6),
+        )
     assert queued == []
 
 
@@ -526,18 +605,21 @@ def fits(countdown: float) -> bool:
     """A countdown's task, taken by a worker at once and acknowledged after its longest
     run, is acknowledged within the visibility timeout."""
     visibility = settings.CELERY_BROKER_TRANSPORT_OPTIONS.get(
-        "visibility_timeout", tasks.REDIS_VISIBILITY_TIMEOUT)
+        "visibility_timeout", tasks.REDIS_VISIBILITY_TIMEOUT
+    )
     return countdown + settings.TASK_TIME_LIMIT_SECONDS < visibility
 
 
 @pytest.mark.parametrize("deployment", ["as set", "short timeout"])
 def test_no_held_email_waits_in_the_broker_past_its_visibility_timeout(
-        deployment, monkeypatch, settings):
+    deployment, monkeypatch, settings
+):
     if deployment == "short timeout":
         short_timeout(settings)
     countdowns: list[float] = []
-    monkeypatch.setattr(tasks.flush_held, "apply_async",
-                        lambda args, countdown, **_: countdowns.append(countdown))
+    monkeypatch.setattr(
+        tasks.flush_held, "apply_async", lambda args, countdown, **_: countdowns.append(countdown)
+    )
     waits = [0, 1, 5, 19, 20, 21, 29, 30, 59, 60, 119, 120, 600, 3600, 6 * 3600]
     for seconds in waits:
         outbox.email_held.send(sender=OutgoingEmail, user_id=1, game_id=1, seconds=seconds)
@@ -551,8 +633,13 @@ def test_no_retry_waits_in_the_broker_past_its_visibility_timeout(deployment, se
         short_timeout(settings)
     assert fits(tasks.survives()["retry_backoff_max"])
     if deployment == "as set":  # the tasks' own, made from the settings at import
-        for task in (tasks.resolve_phase, tasks.notify_phase, tasks.send_email,
-                     tasks.flush_held, tasks.sweep):
+        for task in (
+            tasks.resolve_phase,
+            tasks.notify_phase,
+            tasks.send_email,
+            tasks.flush_held,
+            tasks.sweep,
+        ):
             assert task.retry_backoff_max == tasks.survives()["retry_backoff_max"]
 
 
@@ -565,7 +652,8 @@ def test_a_countdown_past_the_visibility_timeout_is_refused_and_logged(monkeypat
 
 
 def test_a_confirmation_held_past_a_short_visibility_timeout_is_sent_by_the_sweep(
-        game, alice, monkeypatch, settings, django_capture_on_commit_callbacks):
+    game, alice, monkeypatch, settings, django_capture_on_commit_callbacks
+):
     short_timeout(settings)
     held: list[tuple] = []
     monkeypatch.setattr(tasks.flush_held, "apply_async", lambda *a, **k: held.append(a))
@@ -578,8 +666,7 @@ def test_a_confirmation_held_past_a_short_visibility_timeout_is_sent_by_the_swee
     assert fresh_email(email).status == Status.QUEUED
 
 
-def test_the_confirmation_of_a_move_by_email_rides_in_the_next_email(game, alice, bob,
-                                                                     charlie):
+def test_the_confirmation_of_a_move_by_email_rides_in_the_next_email(game, alice, bob, charlie):
     s = seat(game, alice)
     compose.move_reply(s, True, ["decide 3"], "Accepted: decide 3.", coalesce=True)
     (held,) = sent_to(alice, "move_accepted")
@@ -591,13 +678,20 @@ def test_the_confirmation_of_a_move_by_email_rides_in_the_next_email(game, alice
         assert ask.phase_number == game.phase_number and ask.status == Status.QUEUED
         assert line in ask.text and line in ask.html
     else:  # the held results carry it, sent when the confirmation may not wait longer
-        assert notify.flush_due(timezone.now() + timedelta(
-            seconds=settings.EMAIL_COALESCE_SECONDS + 1)) == 1
+        assert (
+            notify.flush_due(
+                timezone.now() + timedelta(seconds=settings.EMAIL_COALESCE_SECONDS + 1)
+            )
+            == 1
+        )
         (news,) = [e for e in sent_to(alice, "results") if e.status == Status.QUEUED]
         assert line in news.text and "The decisions are revealed" in news.text
     assert fresh_email(held).status == Status.FOLDED
     assert [e.kind for e in sent_to(alice) if e.status == Status.QUEUED] in (
-        [], ["your_turn"], ["results"])
+        [],
+        ["your_turn"],
+        ["results"],
+    )
 
 
 def test_a_refused_move_is_answered_at_once(game, alice):
@@ -606,7 +700,8 @@ def test_a_refused_move_is_answered_at_once(game, alice):
 
 
 def test_a_reminder_not_sent_yet_gives_way_to_the_next_ask_and_a_sent_ask_does_not(
-        game, alice, bob, charlie):
+    game, alice, bob, charlie
+):
     """The ledger tells notify who has a stale ask (games.mail.notify._ledger): a
     reminder counts, an ask already sent does not."""
     notify.phase_changed(game.pk, game.phase_number)
@@ -642,10 +737,20 @@ def test_an_ask_not_sent_yet_gives_way_to_the_next(game, alice, bob, charlie):
 def test_a_games_emails_thread_under_one_subject_and_root(game, alice, bob, charlie, smtp):
     notify.phase_changed(game.pk, game.phase_number)
     compose.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
-    other = fresh(services.create_game(
-        alice, name="Another", player_count=3, setup="basic", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour="red",
-        computer_colours=["ochre", "lilac"]))
+    other = fresh(
+        services.create_game(
+            alice,
+            name="Another",
+            player_count=3,
+            setup="basic",
+            decisions="sealed",
+            money="hidden",
+            deadline_hours=48,
+            invite_only=False,
+            colour="red",
+            computer_colours=["ochre", "lilac"],
+        )
+    )
     notify.phase_changed(other.pk, other.phase_number)
     messages = deliver(smtp)
     root = f"<game-{game.pk}-{fresh(game).mail_thread}@{settings.REPLY_DOMAIN}>"
@@ -696,8 +801,9 @@ def test_the_muted_are_not_reminded(game, alice):
 def test_muting_drops_the_results_owed(alice, bob):
     game = computer_game(alice, bob)
     notify.phase_changed(game.pk, game.phase_number)
-    game = advance(game, lambda g: any(e.status == Status.COALESCING
-                                       for e in sent_to(bob, "results")))
+    game = advance(
+        game, lambda g: any(e.status == Status.COALESCING for e in sent_to(bob, "results"))
+    )
     notify.set_muted(seat(game, bob), True)
     assert not [e for e in sent_to(bob) if e.status == Status.COALESCING]
     notify.flush_due(timezone.now() + timedelta(days=2))
@@ -707,8 +813,11 @@ def test_muting_drops_the_results_owed(alice, bob):
 def test_the_link_in_an_email_mutes_its_game_after_a_click_to_confirm(game, alice):
     email = compose.your_turn(game, seat(game, alice))
     assert email is not None
-    link = next(line.split(": ", 1)[1] for line in email.text.splitlines()
-                if line.startswith("No more emails of this game but its end: "))
+    link = next(
+        line.split(": ", 1)[1]
+        for line in email.text.splitlines()
+        if line.startswith("No more emails of this game but its end: ")
+    )
     assert "Mute this game" in email.html
     path = link.removeprefix(settings.SITE_URL)
     client = Client()
@@ -716,15 +825,15 @@ def test_the_link_in_an_email_mutes_its_game_after_a_click_to_confirm(game, alic
     assert page.status_code == 200 and b"mute-confirm" in page.content
     assert not seat(game, alice).mail_muted  # a GET (a mail scanner) changes nothing
     signed = path.partition("?s=")[2]
-    assert client.post(reverse("mute_game", args=[game.pk]),
-                       {"s": signed, "muted": "on"}).status_code == 200
+    assert (
+        client.post(reverse("mute_game", args=[game.pk]), {"s": signed, "muted": "on"}).status_code
+        == 200
+    )
     assert seat(game, alice).mail_muted
     # the link is for one person and game: not another game's, not tampered
     other = computer_game(alice, alice_friend())
-    assert client.post(reverse("mute_game", args=[other.pk]),
-                       {"s": signed}).status_code == 400
-    assert client.post(reverse("mute_game", args=[game.pk]),
-                       {"s": signed + "x"}).status_code == 400
+    assert client.post(reverse("mute_game", args=[other.pk]), {"s": signed}).status_code == 400
+    assert client.post(reverse("mute_game", args=[game.pk]), {"s": signed + "x"}).status_code == 400
 
 
 def alice_friend():

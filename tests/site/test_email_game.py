@@ -75,8 +75,7 @@ def smtp(settings):
 @pytest.fixture
 def no_broker(monkeypatch) -> None:
     """Tasks are not sent anywhere: the test does the worker's part itself, in order."""
-    for task in (tasks.send_email, tasks.resolve_phase, tasks.notify_phase,
-                 tasks.play_computer):
+    for task in (tasks.send_email, tasks.resolve_phase, tasks.notify_phase, tasks.play_computer):
         monkeypatch.setattr(task, "delay", lambda *args, **kwargs: None)
 
 
@@ -102,13 +101,20 @@ class Mailboxes:
 
     def deliver(self) -> list[EmailMessage]:
         """The worker's part: send every queued email (through SMTP); the new messages."""
-        for pk in OutgoingEmail.objects.filter(status=OutgoingEmail.Status.QUEUED) \
-                .order_by("pk").values_list("pk", flat=True):
+        for pk in (
+            OutgoingEmail.objects.filter(status=OutgoingEmail.Status.QUEUED)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        ):
             assert outbox.send(pk), f"email {pk} was not sent"
-        assert not OutgoingEmail.objects.exclude(status__in=[
-            OutgoingEmail.Status.SENT, OutgoingEmail.Status.COALESCING,  # held, or told in
-            OutgoingEmail.Status.FOLDED]).exists(), "an email was not sent"  # a later one
-        new = self.smtp.messages[self.read:]
+        assert not OutgoingEmail.objects.exclude(
+            status__in=[
+                OutgoingEmail.Status.SENT,
+                OutgoingEmail.Status.COALESCING,  # held, or told in
+                OutgoingEmail.Status.FOLDED,
+            ]
+        ).exists(), "an email was not sent"  # a later one
+        new = self.smtp.messages[self.read :]
         self.read = len(self.smtp.messages)
         return new
 
@@ -135,8 +141,9 @@ def reply(original: EmailMessage, sender: str, name: str, commands: list[str]) -
     answer["Message-ID"] = make_msgid(domain="example.org")
     answer["In-Reply-To"] = answer["References"] = str(original["Message-ID"])
     quoted = "\n".join(f"> {line}".rstrip() for line in text_of(original).splitlines())
-    answer.set_content("\n".join(commands) + "\n\n"
-                       f"On {original['Date']}, {original['From']} wrote:\n{quoted}\n")
+    answer.set_content(
+        "\n".join(commands) + f"\n\nOn {original['Date']}, {original['From']} wrote:\n{quoted}\n"
+    )
     return answer.as_bytes()
 
 
@@ -144,14 +151,25 @@ def receive_in_subprocess(raw: bytes, tmp_path: Path) -> str:
     """`manage.py receive_email` as a mail server's pipe runs it, on the test database.
     Its own task dispatches go to a broker folder of its own (no Redis queue is touched);
     the emails it queues are sent by the test like the others."""
-    env = {**os.environ, "DATABASE_URL": database_url(settings.DATABASES["default"]),
-           "REDIS_URL": "", "PYTHONPATH": str(ROOT),
-           "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
-           "LOWENHERZ_VAR": str(tmp_path)}
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(settings.DATABASES["default"]),
+        "REDIS_URL": "",
+        "PYTHONPATH": str(ROOT),
+        "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
+        "LOWENHERZ_VAR": str(tmp_path),
+    }
     (tmp_path / "broker").mkdir(exist_ok=True)
     (tmp_path / "broker-control").mkdir(exist_ok=True)
-    done = subprocess.run([sys.executable, "manage.py", "receive_email"], input=raw, cwd=ROOT,
-                          env=env, capture_output=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "receive_email"],
+        input=raw,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr.decode()
     return done.stdout.decode()
 
@@ -163,15 +181,24 @@ def receive_in_process(raw: bytes) -> str:
 
 
 def test_a_whole_three_player_game_is_played_by_email_alone(
-        alice, bob, charlie, smtp, no_broker, no_web_requests, tmp_path):
+    alice, bob, charlie, smtp, no_broker, no_web_requests, tmp_path
+):
     inbox = Mailboxes(smtp)
     people = {u.email: u for u in (alice, bob, charlie)}
 
     # --- the invitations ----------------------------------------------------------------
     game = services.create_game(
-        alice, name="Mail game", player_count=3, setup="basic", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=True, colour="red",
-        computer_colours=[])
+        alice,
+        name="Mail game",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=True,
+        colour="red",
+        computer_colours=[],
+    )
     Game.objects.filter(pk=game.pk).update(seed=GAME_SEED)
     game.refresh_from_db()
     for friend in (bob, charlie):
@@ -180,8 +207,9 @@ def test_a_whole_three_player_game_is_played_by_email_alone(
     assert sorted(map(recipient, invitations)) == [bob.email, charlie.email]
     for message in invitations:
         assert str(message["Subject"]) == "Alice invites you to play Löwenherz: Mail game"
-        assert f"/invite/{game.invite_token}/" in text_of(message) or \
-            game.invite_token in text_of(message)
+        assert f"/invite/{game.invite_token}/" in text_of(message) or game.invite_token in text_of(
+            message
+        )
     # Joining is the one web step (the join link); done here through the service.
     services.join_game(game.pk, bob, "ochre")
     services.join_game(game.pk, charlie, "lilac")
@@ -211,8 +239,9 @@ def test_a_whole_three_player_game_is_played_by_email_alone(
         assert str(ask["Subject"]) == "Löwenherz: Mail game"  # one thread per game
         assert colour in game.waiting, f"{to} was asked but the game does not wait for them"
         reply_address = parseaddr(str(ask["Reply-To"]))[1]
-        assert reply_address.startswith("play+") and \
-            reply_address.endswith(f"@{settings.REPLY_DOMAIN}")
+        assert reply_address.startswith("play+") and reply_address.endswith(
+            f"@{settings.REPLY_DOMAIN}"
+        )
         assert [a for _, a in getaddresses([str(ask["To"])])] == [user.email]
 
         # The player's brain: a legal move from where they sit.
@@ -262,19 +291,27 @@ def test_a_whole_three_player_game_is_played_by_email_alone(
         told = inbox.deliver()
         notify.flush_due(timezone.now() + timedelta(seconds=settings.EMAIL_COALESCE_SECONDS + 1))
         told += inbox.deliver()
-        confirmations = [m for m in told if recipient(m) == to and (
-            confirmed in text_of(m) or (kind_of(m) == "move_accepted"
-            and f"    {command}" in text_of(m)))]  # alone: the acceptance as it was written
+        confirmations = [
+            m
+            for m in told
+            if recipient(m) == to
+            and (
+                confirmed in text_of(m)
+                or (kind_of(m) == "move_accepted" and f"    {command}" in text_of(m))
+            )
+        ]  # alone: the acceptance as it was written
         assert len(confirmations) == 1, [text_of(m)[:300] for m in told]
         carried = told
 
     # --- what was played, all by email ------------------------------------------------
     assert any(c.startswith("decide") for c in sent)
     assert any(c.startswith("bid") for c in sent), f"no duel bid in {sent}"
-    assert any(c.startswith(("offer", "accept", "break")) for c in sent), \
+    assert any(c.startswith(("offer", "accept", "break")) for c in sent), (
         f"no negotiation in {sent}"
-    assert any(c.startswith(("walls", "knight", "expand", "swords", "pile", "take"))
-               for c in sent), f"no action in {sent}"
+    )
+    assert any(
+        c.startswith(("walls", "knight", "expand", "swords", "pile", "take")) for c in sent
+    ), f"no action in {sent}"
     assert not asks
     assert phases_seen >= {"decision", "negotiation", "duel", "perform", "crown"}, phases_seen
     assert stale_refused, "no stale reply address was tried"
@@ -291,9 +328,13 @@ def test_a_whole_three_player_game_is_played_by_email_alone(
         assert "FINAL SCORES" in body
         for colour, player in final.pos.players.items():
             assert f"{names[colour]} ({colour})" in body
-            line = next(line for line in body.splitlines()
-                        if line.strip().startswith(f"{names[colour]} ({colour})"))
+            line = next(
+                line
+                for line in body.splitlines()
+                if line.strip().startswith(f"{names[colour]} ({colour})")
+            )
             assert f"power {player.power}," in line, line
     assert not no_web_requests, "a web request was made"
-    assert OutgoingEmail.objects.filter(status=OutgoingEmail.Status.SENT).count() == \
-        len(smtp.messages)
+    assert OutgoingEmail.objects.filter(status=OutgoingEmail.Status.SENT).count() == len(
+        smtp.messages
+    )

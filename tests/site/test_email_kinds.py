@@ -21,8 +21,17 @@ ROOT = Path(__file__).resolve().parents[2]
 EMAILS = ROOT / "templates" / "emails"
 PARTS = ("-subject.txt", "-body.txt", "-body.html")
 # The functions of games/ that take a kind of email, and where: its argument's index.
-TAKES_KIND = {"_send": 0, "_owed": 0, "queue": 0, "_never_sent": 0, "is_queued": 0,
-              "_tell_now": 2, "can_mail": 1, "is_wanted": 1, "status_for": 1}
+TAKES_KIND = {
+    "_send": 0,
+    "_owed": 0,
+    "queue": 0,
+    "_never_sent": 0,
+    "is_queued": 0,
+    "_tell_now": 2,
+    "can_mail": 1,
+    "is_wanted": 1,
+    "status_for": 1,
+}
 
 
 def template_names() -> set[str]:
@@ -31,15 +40,18 @@ def template_names() -> set[str]:
     for path in EMAILS.iterdir():
         for part in PARTS:
             if path.name.endswith(part) and not path.name.startswith("_"):
-                found.add(path.name[:-len(part)])
+                found.add(path.name[: -len(part)])
     return found
 
 
 def test_every_kind_has_its_three_templates_and_every_template_its_kind() -> None:
-    rendered = {kinds.template(name) for name, kind in kinds.KINDS.items()
-                if kind.template != ""}
-    missing = [f"{name}{part}" for name in sorted(rendered) for part in PARTS
-               if not (EMAILS / f"{name}{part}").is_file()]
+    rendered = {kinds.template(name) for name, kind in kinds.KINDS.items() if kind.template != ""}
+    missing = [
+        f"{name}{part}"
+        for name in sorted(rendered)
+        for part in PARTS
+        if not (EMAILS / f"{name}{part}").is_file()
+    ]
     assert not missing, f"templates missing in templates/emails/: {missing}"
     strays = template_names() - rendered
     assert not strays, f"templates of no kind in games.mail.kinds.KINDS: {sorted(strays)}"
@@ -81,10 +93,12 @@ def kinds_in_code() -> Iterator[tuple[str, str]]:
         tree = ast.parse(path.read_text(), str(path))
         constants: dict[str, set[str]] = {}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 \
-                    and isinstance(node.targets[0], ast.Name):
-                constants.setdefault(node.targets[0].id, set()).update(
-                    _strings(node.value, {}))
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
+                constants.setdefault(node.targets[0].id, set()).update(_strings(node.value, {}))
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
@@ -95,8 +109,7 @@ def kinds_in_code() -> Iterator[tuple[str, str]]:
             if _from_outbox(node.func):
                 for keyword in node.keywords:
                     if keyword.arg == "kind":
-                        yield from ((kind, where)
-                                    for kind in _strings(keyword.value, constants))
+                        yield from ((kind, where) for kind in _strings(keyword.value, constants))
 
 
 def test_every_kind_the_code_names_is_in_the_table() -> None:
@@ -105,8 +118,14 @@ def test_every_kind_the_code_names_is_in_the_table() -> None:
     assert not unknown, f"kinds of email not in games.mail.kinds.KINDS: {unknown}"
     # The scan sees literals, constants and choices, so it can fail at all:
     names = {kind for kind, _ in found}
-    assert {"your_turn", "deadline_extended", "repair_needed", "move_refused",
-            "invitation", "digest"} <= names
+    assert {
+        "your_turn",
+        "deadline_extended",
+        "repair_needed",
+        "move_refused",
+        "invitation",
+        "digest",
+    } <= names
 
 
 def test_the_outbox_refuses_a_kind_not_in_the_table_and_stores_nothing(alice) -> None:
@@ -123,7 +142,8 @@ def test_the_table_says_whether_an_email_may_wait_for_the_digest(alice) -> None:
 
 
 def test_a_digest_readers_owed_messages_wait_unrendered_then_go_in_the_digest(
-        game, alice, bob) -> None:
+    game, alice, bob
+) -> None:
     """message_owed never waits for the digest itself (it is folded into the person's
     next email of the game, or replaced by "messages" once due): a held row of owed news,
     not rendered; the "messages" that replaces it is what the digest carries."""

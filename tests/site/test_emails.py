@@ -39,8 +39,18 @@ from games.models import (
 )
 from tests.site.test_game_page import play_phases
 
-KINDS = ("invitation", "your_turn", "results", "reminder", "game_over", "move_accepted",
-         "move_refused", "refusal", "digest", "reply_dropped")
+KINDS = (
+    "invitation",
+    "your_turn",
+    "results",
+    "reminder",
+    "game_over",
+    "move_accepted",
+    "move_refused",
+    "refusal",
+    "digest",
+    "reply_dropped",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -77,8 +87,9 @@ def sent_to(user: User, kind: str | None = None) -> list[OutgoingEmail]:
 
 def whole(email: OutgoingEmail) -> str:
     """Everything an email carries: subject, both bodies, headers."""
-    return "\n".join([email.subject, email.text, email.html, json.dumps(email.headers),
-                      email.reply_to])
+    return "\n".join(
+        [email.subject, email.text, email.html, json.dumps(email.headers), email.reply_to]
+    )
 
 
 def your_turn_for(game: Game, user: User) -> OutgoingEmail:
@@ -111,9 +122,18 @@ def finished(game) -> Game:
 
 
 def test_every_kind_renders_a_subject_a_text_and_an_html_body(finished, alice, bob, dave):
-    open_game = services.create_game(bob, name="Open one", player_count=3, setup="basic",
-                                     decisions="sealed", money="hidden", deadline_hours=24,
-                                     invite_only=False, colour="ochre", computer_colours=[])
+    open_game = services.create_game(
+        bob,
+        name="Open one",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=24,
+        invite_only=False,
+        colour="ochre",
+        computer_colours=[],
+    )
     other = _another_running_game(alice, bob, dave)
     compose.invitation(open_game, "newcomer@example.org", bob)
     compose.your_turn(other, seat(other, alice))
@@ -137,18 +157,36 @@ def test_every_kind_renders_a_subject_a_text_and_an_html_body(finished, alice, b
 
 
 def _another_running_game(alice: User, bob: User, dave: User) -> Game:
-    game = services.create_game(alice, name="Second", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="Second",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     services.join_game(game.pk, bob, "ochre")
     services.join_game(game.pk, dave, "lilac")
     return fresh(game)
 
 
 def test_an_invitation_names_the_inviter_the_game_and_its_join_link(alice):
-    game = services.create_game(alice, name="Castles & Co", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=24,
-                                invite_only=True, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="Castles & Co",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=24,
+        invite_only=True,
+        colour="red",
+        computer_colours=[],
+    )
     compose.invitation(game, "friend@example.org", alice)
     email = OutgoingEmail.objects.get(kind="invitation")
     assert email.to == "friend@example.org" and email.user is None
@@ -160,9 +198,18 @@ def test_an_invitation_names_the_inviter_the_game_and_its_join_link(alice):
 
 
 def test_an_invitation_to_a_member_goes_to_their_account_and_respects_their_choice(alice, bob):
-    game = services.create_game(alice, name="G", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=24,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="G",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=24,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     compose.invitation(game, "BOB@example.org", alice)
     assert OutgoingEmail.objects.get(kind="invitation").user == bob
     Notifications.objects.create(user=bob, mode=EmailPreference.OFF)
@@ -214,15 +261,30 @@ def test_the_ask_shows_the_hand_and_the_last_events(game, alice):
     assert f"The action card {revealed.data['card']} is revealed" in email.text
 
 
-@pytest.mark.parametrize(("phase", "asked", "example"), [
-    (Phase("perform", waiting=["red"], action="W2"), "Place up to 2 walls", "walls "),
-    (Phase("perform", waiting=["red"], action="S1"), "Use 1 sword", "knight "),
-    (Phase("perform", waiting=["red"], action="P"), "choose a politics pile", "pile 1"),
-    (Phase("duel", waiting=["red", "ochre"], action="W2", contenders=["red", "ochre"]),
-     "Make a sealed bid for 2 walls: up to 12 ducats", "bid 5"),
-    (Phase("negotiation", waiting=["ochre"], action="S1", contenders=["red", "ochre"],
-           offer=("ochre", 2)), "Bob offers you 2 ducats to perform 1 sword alone", "accept"),
-])
+@pytest.mark.parametrize(
+    ("phase", "asked", "example"),
+    [
+        (Phase("perform", waiting=["red"], action="W2"), "Place up to 2 walls", "walls "),
+        (Phase("perform", waiting=["red"], action="S1"), "Use 1 sword", "knight "),
+        (Phase("perform", waiting=["red"], action="P"), "choose a politics pile", "pile 1"),
+        (
+            Phase("duel", waiting=["red", "ochre"], action="W2", contenders=["red", "ochre"]),
+            "Make a sealed bid for 2 walls: up to 12 ducats",
+            "bid 5",
+        ),
+        (
+            Phase(
+                "negotiation",
+                waiting=["ochre"],
+                action="S1",
+                contenders=["red", "ochre"],
+                offer=("ochre", 2),
+            ),
+            "Bob offers you 2 ducats to perform 1 sword alone",
+            "accept",
+        ),
+    ],
+)
 def test_each_kind_of_phase_says_what_it_asks(game, alice, phase, asked, example):
     if phase.offer:  # alice answers bob's offer
         phase.waiting = ["red"]
@@ -255,19 +317,31 @@ SECRETS = {  # the owner's colour → what only they may read
 
 def test_no_email_shows_another_players_secrets(game, alice, bob, charlie):
     game = plant(game, plant_secrets)
-    Event.objects.create(game=game, index=999, phase_number=game.phase_number, turn=game.turn,
-                         kind="card", data={"card": "parchment 4"}, to_colour="lilac")
+    Event.objects.create(
+        game=game,
+        index=999,
+        phase_number=game.phase_number,
+        turn=game.turn,
+        kind="card",
+        data={"card": "parchment 4"},
+        to_colour="lilac",
+    )
     bob_seat = seat(game, bob)
-    PendingSubmission.objects.create(game=game, seat=bob_seat, phase_number=game.phase_number,
-                                     move={"type": "Bid", "ducats": 8, "treasure": []},
-                                     text="bid 8 pending")
+    PendingSubmission.objects.create(
+        game=game,
+        seat=bob_seat,
+        phase_number=game.phase_number,
+        move={"type": "Bid", "ducats": 8, "treasure": []},
+        text="bid 8 pending",
+    )
     for user in (alice, bob, charlie):
         s = seat(game, user)
         compose.your_turn(game, s)
         compose.reminder(game, s)
         compose.results(game, s, game.phase_number)
-    by_colour = {s.colour: [whole(e) for e in sent_to(s.user)]
-                 for s in Seat.objects.filter(game=game)}
+    by_colour = {
+        s.colour: [whole(e) for e in sent_to(s.user)] for s in Seat.objects.filter(game=game)
+    }
     assert all(len(texts) == 3 for texts in by_colour.values())
     for owner, secrets in SECRETS.items():
         for secret in secrets:
@@ -282,16 +356,23 @@ def test_no_email_shows_another_players_secrets(game, alice, bob, charlie):
 
 
 def test_the_emails_of_a_phase_read_together_show_each_player_only_their_own_events(
-        game, alice, bob, charlie):
+    game, alice, bob, charlie
+):
     """notify reads every reader's news in one query (`presenter.read_together`): each
     email still tells its reader's private events, and nobody else's."""
     game = fresh(game)
     assert set(game.waiting) == {"red", "ochre", "lilac"}  # all three are asked
     cards = {"ochre": "treasure 15", "lilac": "parchment 4"}
     for index, (colour, card) in enumerate(cards.items(), start=900):
-        Event.objects.create(game=game, index=index, phase_number=game.phase_number,
-                             turn=game.turn, kind="card", data={"card": card},
-                             to_colour=colour)
+        Event.objects.create(
+            game=game,
+            index=index,
+            phase_number=game.phase_number,
+            turn=game.turn,
+            kind="card",
+            data={"card": card},
+            to_colour=colour,
+        )
     OutgoingEmail.objects.all().delete()
     Game.objects.filter(pk=game.pk).update(notified_phase=game.phase_number - 1)
     notify.phase_changed(game.pk, game.phase_number)
@@ -313,7 +394,8 @@ def told_before(game: Game) -> Game:
 
 
 def test_a_new_phase_asks_the_awaited_players_with_the_results_and_holds_the_others(
-        game, alice, bob, charlie):
+    game, alice, bob, charlie
+):
     """Issue 10: one email per person and phase change that needs them; the results of
     the others wait (COALESCING) for their next email."""
     game = told_before(decide_all(game))
@@ -323,8 +405,9 @@ def test_a_new_phase_asks_the_awaited_players_with_the_results_and_holds_the_oth
     for user in (alice, bob, charlie):
         (email,) = sent_to(user)
         assert email.kind == ("your_turn" if user in awaited else "results")
-        assert email.status == (OutgoingEmail.Status.QUEUED if user in awaited
-                                else OutgoingEmail.Status.COALESCING)
+        assert email.status == (
+            OutgoingEmail.Status.QUEUED if user in awaited else OutgoingEmail.Status.COALESCING
+        )
         if user in awaited:
             assert "The decisions are revealed" in email.text
             assert "has decided" not in email.text  # no news in an email
@@ -346,8 +429,7 @@ def test_the_notification_is_idempotent(game, alice, bob, charlie):
     assert count > 3  # results held for three, and at least one ask
 
 
-def test_the_ask_of_a_new_phase_has_a_token_of_its_own_and_an_older_one_stays_good(
-        game, alice):
+def test_the_ask_of_a_new_phase_has_a_token_of_its_own_and_an_older_one_stays_good(game, alice):
     """notify asks with new reply tokens without looking for unused ones (tokens.links):
     a token an email gave out before the ask (a race) is still good once, as is the
     ask's."""
@@ -356,29 +438,47 @@ def test_the_ask_of_a_new_phase_has_a_token_of_its_own_and_an_older_one_stays_go
     earlier = ReplyToken.objects.create(seat=seat, phase_number=game.phase_number)
     notify.phase_changed(game.pk, game.phase_number)
     ask = OutgoingEmail.objects.get(user=alice, kind="your_turn")
-    mine = ReplyToken.objects.get(seat=seat, phase_number=game.phase_number, used_at=None,
-                                  pk__gt=earlier.pk)
+    mine = ReplyToken.objects.get(
+        seat=seat, phase_number=game.phase_number, used_at=None, pk__gt=earlier.pk
+    )
     assert ask.reply_to == f"play+{mine.token}@{settings.REPLY_DOMAIN}"
     assert ReplyToken.objects.filter(pk=earlier.pk, used_at=None).exists()
     # Every later email of the phase answers to the oldest unused one, as before.
-    assert tokens.reply_address(seat, game.phase_number) == \
-        f"play+{earlier.token}@{settings.REPLY_DOMAIN}"
+    assert (
+        tokens.reply_address(seat, game.phase_number)
+        == f"play+{earlier.token}@{settings.REPLY_DOMAIN}"
+    )
 
 
 def test_a_phase_of_only_trivial_events_sends_no_results(game, alice):
     game = fresh(game)
     Event.objects.filter(game=game, phase_number=game.phase_number).delete()
-    Event.objects.create(game=game, index=500, phase_number=game.phase_number, turn=1,
-                         kind="decided", data={"player": "ochre"})
+    Event.objects.create(
+        game=game,
+        index=500,
+        phase_number=game.phase_number,
+        turn=1,
+        kind="decided",
+        data={"player": "ochre"},
+    )
     notify.phase_changed(game.pk, game.phase_number)
     assert not OutgoingEmail.objects.filter(kind="results").exists()
     assert OutgoingEmail.objects.filter(kind="your_turn").count() == 3
 
 
 def test_computers_and_stand_ins_are_not_asked(alice, bob):
-    game = services.create_game(alice, name="With a computer", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=["lilac"])
+    game = services.create_game(
+        alice,
+        name="With a computer",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["lilac"],
+    )
     services.join_game(game.pk, bob, "ochre")
     Seat.objects.filter(game=game, user=bob).update(standin=True)
     notify.phase_changed(game.pk, fresh(game).phase_number)
@@ -450,5 +550,7 @@ def test_a_deadline_names_the_zone_once(game, alice, charlie):
     """'15:23 UTC', not '15:23 UTC (UTC)'; a named zone keeps its name beside the short one."""
     utc = your_turn_for(game, charlie).text
     assert local_deadline(game, "UTC") in utc and "UTC (UTC)" not in utc
-    assert f"{local_deadline(game, 'Europe/Berlin')} (Europe/Berlin)" in \
-        your_turn_for(game, alice).text
+    assert (
+        f"{local_deadline(game, 'Europe/Berlin')} (Europe/Berlin)"
+        in your_turn_for(game, alice).text
+    )

@@ -63,8 +63,7 @@ def extend(game: Game, user: User, hours: int) -> datetime:
 # --- who is told, and what ------------------------------------------------------------------
 
 
-def test_every_seated_person_gets_one_email_saying_who_and_until_when(game, alice, bob,
-                                                                      charlie):
+def test_every_seated_person_gets_one_email_saying_who_and_until_when(game, alice, bob, charlie):
     deadline = extend(game, alice, 5)
     zones = {alice: "Europe/Berlin", bob: "America/New_York", charlie: "UTC"}
     for person, zone in zones.items():
@@ -73,12 +72,13 @@ def test_every_seated_person_gets_one_email_saying_who_and_until_when(game, alic
         assert email.subject == "Löwenherz: Test game"  # the game's thread
         root = f"<game-{game.pk}-{fresh(game).mail_thread}@{settings.REPLY_DOMAIN}>"
         assert email.headers["In-Reply-To"] == root == email.headers["References"]
-        who = "You extended" if person == alice \
-            else "Alice, the game's creator, extended"
+        who = "You extended" if person == alice else "Alice, the game's creator, extended"
         for body in (email.text, html.unescape(email.html)):
             assert f"{who} the deadline by 5 hours." in body
-            assert f"The deadline is now {local(deadline, zone)}" in body \
+            assert (
+                f"The deadline is now {local(deadline, zone)}" in body
                 or f"The deadline is now <strong>{local(deadline, zone)}" in body
+            )
         assert f"{who} the deadline by 5 hours." in email.summary  # the digest's line
         if zone != "UTC":
             assert f"({zone})" in email.text  # the zone named, not only its abbreviation
@@ -111,10 +111,18 @@ def test_who_the_phase_waits_for_is_asked_again_and_may_reply(game, alice, bob, 
 
 
 def test_the_muted_and_the_unsubscribed_get_none_and_computers_none(alice, bob, charlie):
-    game = services.create_game(alice, name="With a computer", player_count=4,
-                                setup="basic", decisions="sealed", money="hidden",
-                                deadline_hours=48, invite_only=False, colour="red",
-                                computer_colours=["grey"])
+    game = services.create_game(
+        alice,
+        name="With a computer",
+        player_count=4,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["grey"],
+    )
     services.join_game(game.pk, bob, "ochre")
     services.join_game(game.pk, charlie, "lilac")
     notify.set_muted(seat(game, bob), True)
@@ -171,8 +179,9 @@ def test_two_sweeps_at_once_tell_an_absence_extension_once(game, bob, monkeypatc
     assert Event.objects.filter(game=game, kind=KIND).count() == 1
 
 
-def test_extensions_close_together_make_one_email_with_the_final_deadline(game, alice, bob,
-                                                                          charlie):
+def test_extensions_close_together_make_one_email_with_the_final_deadline(
+    game, alice, bob, charlie
+):
     extend(game, alice, 24)
     final = extend(game, alice, 24)  # a second click before the first email left
     for person in (alice, bob, charlie):
@@ -190,8 +199,7 @@ def test_extensions_close_together_make_one_email_with_the_final_deadline(game, 
 
 def test_the_creators_button_tells_everyone(client, game, alice, bob, charlie):
     log_in(client, alice)
-    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": "5"},
-                           follow=True)
+    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": "5"}, follow=True)
     assert "the players are told by email" in response.content.decode()
     assert [len(told(p)) for p in (alice, bob, charlie)] == [1, 1, 1]
     assert fresh(game).deadline == game.deadline + 5 * HOUR
@@ -201,12 +209,20 @@ def test_the_sentence_names_who_extended_it_to_each_reader(game, alice, bob):
     names = {"red": "Alice", "ochre": "Bob", "lilac": "Charlie"}
     by_creator = {"reason": "creator", "hours": 1, "player": None, "deadline": "x"}
     sentence = compose.extension_sentence
-    assert sentence(by_creator, seat(game, bob), names, alice) \
-        == "Alice, the game's creator, extended the deadline by 1 hour."  # not seated
-    assert sentence(by_creator, seat(game, bob), names, None) \
+    assert (
+        sentence(by_creator, seat(game, bob), names, alice)
+        == "Alice, the game's creator, extended the deadline by 1 hour."
+    )  # not seated
+    assert (
+        sentence(by_creator, seat(game, bob), names, None)
         == "The game's creator extended the deadline by 1 hour."
+    )
     for_absence = {"reason": "away", "players": ["ochre", "lilac"], "deadline": "x"}
-    assert sentence(for_absence, seat(game, alice), names, None) \
+    assert (
+        sentence(for_absence, seat(game, alice), names, None)
         == "The deadline was extended while Bob and Charlie are away."
-    assert sentence(for_absence, seat(game, bob), names, None) \
+    )
+    assert (
+        sentence(for_absence, seat(game, bob), names, None)
         == "The deadline was extended while you and Charlie are away."
+    )

@@ -88,8 +88,9 @@ def mailbox() -> Iterator[SMTPServer]:
 def cluster(on_postgresql, transactional_db, tmp_path, mailbox) -> Iterator[Cluster]:
     server = RedisServer(tmp_path)
     server.start()
-    deployment = Cluster(server, tmp_path,
-                         extra_env={"EMAIL_URL": f"smtp://127.0.0.1:{mailbox.port}"})
+    deployment = Cluster(
+        server, tmp_path, extra_env={"EMAIL_URL": f"smtp://127.0.0.1:{mailbox.port}"}
+    )
     try:
         with publishing_to(server.url):
             yield deployment
@@ -111,10 +112,18 @@ def computer_game(person: User, name: str, patches: dict | None = None) -> Game:
     with pytest.MonkeyPatch.context() as patch:
         for target, value in (patches or {}).items():
             patch.setattr(target, value)
-        game = services.create_game(person, name=name, player_count=3, setup="basic",
-                                    decisions="sealed", money="hidden", deadline_hours=48,
-                                    invite_only=False, colour="red",
-                                    computer_colours=["ochre", "lilac"])
+        game = services.create_game(
+            person,
+            name=name,
+            player_count=3,
+            setup="basic",
+            decisions="sealed",
+            money="hidden",
+            deadline_hours=48,
+            invite_only=False,
+            colour="red",
+            computer_colours=["ochre", "lilac"],
+        )
     Seat.objects.filter(game=game, user=person).update(standin=True)
     with transaction.atomic():  # the stand-in's first move, asked for as a phase would
         services.announce(services.keep_due(Game.objects.select_for_update().get(pk=game.pk)))
@@ -131,8 +140,7 @@ def assert_each_phase_once(game: Game) -> None:
     assert replay(game.settings_for(colours), record) == game.engine_state, game.pk
 
 
-def assert_every_email_once(cluster: Cluster, mailbox: SMTPServer, killed_sends: int = 0
-                            ) -> None:
+def assert_every_email_once(cluster: Cluster, mailbox: SMTPServer, killed_sends: int = 0) -> None:
     """Every email the outbox queued before now goes out, and none reaches the SMTP
     server twice. The cluster stops (warm) before the count, so that nothing is sent
     while it is taken. `killed_sends`: how many sends a SIGKILL may have cut between
@@ -141,19 +149,30 @@ def assert_every_email_once(cluster: Cluster, mailbox: SMTPServer, killed_sends:
     mark = timezone.now()
     # Held for the digest, or for the person's next email (issue 10: COALESCING, told in
     # a later one: FOLDED) is not due.
-    wait_until(lambda: not OutgoingEmail.objects.filter(created_at__lte=mark).exclude(
-        status__in=[Status.SENT, Status.HELD, Status.COALESCING, Status.FOLDED]).exists(),
-        "every due email is sent", timeout=60)
+    wait_until(
+        lambda: (
+            not OutgoingEmail.objects.filter(created_at__lte=mark)
+            .exclude(status__in=[Status.SENT, Status.HELD, Status.COALESCING, Status.FOLDED])
+            .exists()
+        ),
+        "every due email is sent",
+        timeout=60,
+    )
     cluster.stop()
-    received = Counter(int(MESSAGE_ID.match(str(m["Message-ID"])).group(1))  # type: ignore
-                       for m in mailbox.messages)
+    received = Counter(
+        int(MESSAGE_ID.match(str(m["Message-ID"])).group(1))  # type: ignore
+        for m in mailbox.messages
+    )
     twice = {pk: n for pk, n in received.items() if n > 1}
-    cut = set(OutgoingEmail.objects.filter(pk__in=twice, attempts__gte=2)
-              .values_list("pk", flat=True))
-    assert len(twice) <= killed_sends and set(twice) == cut and max(
-        twice.values(), default=1) <= 2, f"emails received more than once: {twice}"
-    assert set(received) == set(OutgoingEmail.objects.filter(status=Status.SENT)
-                                .values_list("pk", flat=True))
+    cut = set(
+        OutgoingEmail.objects.filter(pk__in=twice, attempts__gte=2).values_list("pk", flat=True)
+    )
+    assert (
+        len(twice) <= killed_sends and set(twice) == cut and max(twice.values(), default=1) <= 2
+    ), f"emails received more than once: {twice}"
+    assert set(received) == set(
+        OutgoingEmail.objects.filter(status=Status.SENT).values_list("pk", flat=True)
+    )
 
 
 MESSAGE_ID = re.compile(r"<lowenherz\.(\d+)\.")
@@ -162,19 +181,20 @@ MESSAGE_ID = re.compile(r"<lowenherz\.(\d+)\.")
 def settled(games: list[Game]) -> bool:
     """Nothing is owed to any game: every phase told, resolved, every computer moved...
     or, for a game still running between computers, it moves on."""
-    return not Game.objects.filter(pk__in=[g.pk for g in games],
-                                   work_due_since__isnull=False).exists()
+    return not Game.objects.filter(
+        pk__in=[g.pk for g in games], work_due_since__isnull=False
+    ).exists()
 
 
 def progress(games: list[Game]) -> dict[int, int]:
-    return dict(Game.objects.filter(pk__in=[g.pk for g in games])
-                .values_list("pk", "phase_number"))
+    return dict(Game.objects.filter(pk__in=[g.pk for g in games]).values_list("pk", "phase_number"))
 
 
 def all_moved_on(games: list[Game], since: dict[int, int], phases: int) -> bool:
     now = progress(games)
-    return all(now[pk] >= since[pk] + phases or fresh_status(pk) == Game.Status.FINISHED
-               for pk in since)
+    return all(
+        now[pk] >= since[pk] + phases or fresh_status(pk) == Game.Status.FINISHED for pk in since
+    )
 
 
 def fresh_status(pk: int) -> str:
@@ -188,8 +208,11 @@ def test_redis_flushed_with_tasks_queued_stalls_no_game(cluster, alice, mailbox)
     games = [computer_game(alice, f"Flush {n}") for n in range(4)]
     workers = [cluster.worker("worker-1"), cluster.worker("worker-2")]
     cluster.beat("beat")
-    wait_until(lambda: all_moved_on(games, {g.pk: 1 for g in games}, 3),
-               "every game plays a few phases", timeout=90)
+    wait_until(
+        lambda: all_moved_on(games, {g.pk: 1 for g in games}, 3),
+        "every game plays a few phases",
+        timeout=90,
+    )
     for round_ in range(2):
         for worker in workers:
             worker.pause()
@@ -200,8 +223,11 @@ def test_redis_flushed_with_tasks_queued_stalls_no_game(cluster, alice, mailbox)
         cluster.redis.flush()  # every queued and unacknowledged task message is gone
         for worker in workers:
             worker.pause(False)
-        wait_until(lambda before=before, games=games: all_moved_on(games, before, 3),
-                   "every game moves on after the flush", timeout=60)
+        wait_until(
+            lambda before=before, games=games: all_moved_on(games, before, 3),
+            "every game moves on after the flush",
+            timeout=60,
+        )
     assert_every_email_once(cluster, mailbox)  # and the cluster stops: the games stand still
     for game in games:
         assert_each_phase_once(game)
@@ -211,9 +237,18 @@ def test_redis_flushed_with_tasks_queued_stalls_no_game(cluster, alice, mailbox)
 
 
 def people_game(alice: User, bob: User, charlie: User, name: str) -> Game:
-    game = services.create_game(alice, name=name, player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name=name,
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     services.join_game(game.pk, bob, "ochre")
     services.join_game(game.pk, charlie, "lilac")
     return fresh(game)
@@ -251,7 +286,8 @@ def assert_resolved_once(game: Game, number: int) -> None:
 
 @pytest.mark.parametrize("kill", ["the pool process", "the whole worker"])
 def test_a_worker_killed_in_the_middle_of_a_resolve_resolves_it_once(
-        cluster, alice, bob, charlie, kill):
+    cluster, alice, bob, charlie, kill
+):
     game = people_game(alice, bob, charlie, "Killed")
     workers = [cluster.worker("worker-1"), cluster.worker("worker-2")]
     cluster.beat("beat")
@@ -277,8 +313,13 @@ def test_a_worker_killed_in_the_middle_of_a_resolve_resolves_it_once(
 # --- b. Redis stopped while people submit ----------------------------------------------------
 
 
-def submit_by_web_thread(person: User, games: list[Game], numbers: dict[int, int],
-                         start: threading.Barrier, answers: dict) -> None:
+def submit_by_web_thread(
+    person: User,
+    games: list[Game],
+    numbers: dict[int, int],
+    start: threading.Barrier,
+    answers: dict,
+) -> None:
     """One person's moves in every game, posted from a thread of its own with its own
     database connection, as a web server's request threads run beside each other."""
     client = Client()
@@ -287,28 +328,30 @@ def submit_by_web_thread(person: User, games: list[Game], numbers: dict[int, int
     try:
         for game in games:
             seat = Seat.objects.get(game=game, user=person)
-            response = client.post(reverse("submit", args=[game.pk]),
-                                   {"move": legal_move(game, seat),
-                                    "phase": str(numbers[game.pk])}, follow=True)
-            answers[(person.username, game.pk)] = (response.status_code,
-                                                   response.content.decode())
+            response = client.post(
+                reverse("submit", args=[game.pk]),
+                {"move": legal_move(game, seat), "phase": str(numbers[game.pk])},
+                follow=True,
+            )
+            answers[(person.username, game.pk)] = (response.status_code, response.content.decode())
     finally:
         connection.close()
 
 
-def test_redis_stopped_while_people_submit_loses_no_move(cluster, alice, bob, charlie,
-                                                         mailbox):
+def test_redis_stopped_while_people_submit_loses_no_move(cluster, alice, bob, charlie, mailbox):
     games = [people_game(alice, bob, charlie, f"Down {n}") for n in range(3)]
     cluster.worker("worker-1"), cluster.worker("worker-2"), cluster.beat("beat")
-    wait_until(lambda: all(fresh(g).notified_phase == g.phase_number for g in games),
-               "the games are told")
+    wait_until(
+        lambda: all(fresh(g).notified_phase == g.phase_number for g in games), "the games are told"
+    )
     cluster.redis.stop()
     numbers = {g.pk: fresh(g).phase_number for g in games}
     people, answers = (alice, bob, charlie), {}
     start = threading.Barrier(len(people))
-    threads = [threading.Thread(target=submit_by_web_thread,
-                                args=(person, games, numbers, start, answers))
-               for person in people]
+    threads = [
+        threading.Thread(target=submit_by_web_thread, args=(person, games, numbers, start, answers))
+        for person in people
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -319,15 +362,25 @@ def test_redis_stopped_while_people_submit_loses_no_move(cluster, alice, bob, ch
     assert all(fresh(g).phase_number == numbers[g.pk] for g in games)  # nothing ran
     time.sleep(2)
     cluster.redis.start()  # empty: whatever was queued before is lost too
-    wait_until(lambda: all(fresh(g).phase_number > numbers[g.pk] for g in games),
-               "every phase is resolved once Redis is back", timeout=45)
-    wait_until(lambda: all(fresh(g).notified_phase == fresh(g).phase_number for g in games),
-               "every new phase is told", timeout=30)
+    wait_until(
+        lambda: all(fresh(g).phase_number > numbers[g.pk] for g in games),
+        "every phase is resolved once Redis is back",
+        timeout=45,
+    )
+    wait_until(
+        lambda: all(fresh(g).notified_phase == fresh(g).phase_number for g in games),
+        "every new phase is told",
+        timeout=30,
+    )
     for game in games:
         assert_resolved_once(game, numbers[game.pk])
         awaited = Seat.objects.filter(game=game, colour__in=fresh(game).waiting).count()
-        assert OutgoingEmail.objects.filter(game=game, kind="your_turn",
-                                            phase_number=numbers[game.pk] + 1).count() == awaited
+        assert (
+            OutgoingEmail.objects.filter(
+                game=game, kind="your_turn", phase_number=numbers[game.pk] + 1
+            ).count()
+            == awaited
+        )
     assert_every_email_once(cluster, mailbox)
 
 
@@ -337,8 +390,9 @@ def test_redis_stopped_while_people_submit_loses_no_move(cluster, alice, bob, ch
 def test_database_connections_cut_under_load_lose_no_task(cluster, alice, mailbox):
     games = [computer_game(alice, f"Cut {n}") for n in range(6)]
     cluster.worker("worker-1"), cluster.worker("worker-2"), cluster.beat("beat")
-    wait_until(lambda: all_moved_on(games, {g.pk: 1 for g in games}, 2),
-               "every game plays", timeout=90)
+    wait_until(
+        lambda: all_moved_on(games, {g.pk: 1 for g in games}, 2), "every game plays", timeout=90
+    )
     cut, until = 0, time.monotonic() + 8
     while time.monotonic() < until:
         cut += terminate_connections("lowenherz-worker")
@@ -359,28 +413,38 @@ def test_two_beats_at_once_act_once(cluster, alice, bob, charlie, mailbox, monke
     reminded = people_game(alice, bob, charlie, "Reminder due")
     lost = people_game(alice, bob, charlie, "Resolve lost")
     for game in (defaulted, reminded, lost):
-        Game.objects.filter(pk=game.pk).update(notified_phase=game.phase_number,
-                                               work_due_since=None)
+        Game.objects.filter(pk=game.pk).update(
+            notified_phase=game.phase_number, work_due_since=None
+        )
     cluster.worker("worker-1"), cluster.worker("worker-2")
     cluster.beat("beat-1"), cluster.beat("beat-2")
     Game.objects.filter(pk=defaulted.pk).update(deadline=timezone.now() - timedelta(minutes=1))
     # The 2-hour reminder, armed where a deadline is set (here by hand, so armed as the
     # site arms it), comes due five seconds from now.
     Game.objects.filter(pk=reminded.pk).update(
-        deadline=timezone.now() + timedelta(hours=2, seconds=5))
+        deadline=timezone.now() + timedelta(hours=2, seconds=5)
+    )
     notify.arm_reminders(timezone.now(), fresh(reminded))
     with monkeypatch.context() as patch:
         patch.setattr(services, "_dispatch_resolve", lambda *args: None)  # lost
         lost_number = submit_all(lost)
     default_number = defaulted.phase_number
-    wait_until(lambda: fresh(defaulted).phase_number > default_number
-               and fresh(lost).phase_number > lost_number
-               and OutgoingEmail.objects.filter(game=reminded, kind="reminder").count() >= 3,
-               "the deadline passes, the reminders go and the lost resolve runs", timeout=45)
+    wait_until(
+        lambda: (
+            fresh(defaulted).phase_number > default_number
+            and fresh(lost).phase_number > lost_number
+            and OutgoingEmail.objects.filter(game=reminded, kind="reminder").count() >= 3
+        ),
+        "the deadline passes, the reminders go and the lost resolve runs",
+        timeout=45,
+    )
     cluster.wait_passes(8, "four more sweeps from each beat")
     assert Event.objects.filter(game=defaulted, kind="deadline_missed").count() == 1
-    assert dict(Seat.objects.filter(game=defaulted).values_list("colour", "missed_deadlines")) \
-        == {"red": 1, "ochre": 1, "lilac": 1}
+    assert dict(Seat.objects.filter(game=defaulted).values_list("colour", "missed_deadlines")) == {
+        "red": 1,
+        "ochre": 1,
+        "lilac": 1,
+    }
     assert OutgoingEmail.objects.filter(game=reminded, kind="reminder").count() == 3
     assert_resolved_once(lost, lost_number)
     assert fresh(defaulted).phase_number == default_number + 1
@@ -414,8 +478,9 @@ class HoldingCollector(Collector):
         return await super().handle_DATA(server, session, envelope)
 
 
-def test_a_worker_killed_while_sending_an_email_sends_it_once(cluster, alice, bob, charlie,
-                                                               mailbox):
+def test_a_worker_killed_while_sending_an_email_sends_it_once(
+    cluster, alice, bob, charlie, mailbox
+):
     mailbox.collector = HoldingCollector()
     mailbox.stop()
     mailbox.start()
@@ -423,17 +488,20 @@ def test_a_worker_killed_while_sending_an_email_sends_it_once(cluster, alice, bo
     cluster.beat("beat")
     people_game(alice, bob, charlie, "Sending")  # its "your move" emails go out
     wait_until(mailbox.collector.holding.is_set, "a worker is sending", timeout=30)
-    sending = wait_until(lambda: list(OutgoingEmail.objects.filter(status=Status.SENDING)),
-                         "the email is claimed")
+    sending = wait_until(
+        lambda: list(OutgoingEmail.objects.filter(status=Status.SENDING)), "the email is claimed"
+    )
     held = list(mailbox.collector.held)
     for worker in workers:  # the pool processes in the middle of a send die
         worker.kill_pool()
     wait_until(lambda: mailbox.collector.gone(held), "the server sees those clients gone")
     mailbox.collector.release.set()
-    wait_until(lambda: OutgoingEmail.objects.get(pk=sending[0].pk).status == Status.SENT,
-               "the email the worker was sending is sent", timeout=60)
+    wait_until(
+        lambda: OutgoingEmail.objects.get(pk=sending[0].pk).status == Status.SENT,
+        "the email the worker was sending is sent",
+        timeout=60,
+    )
     assert_every_email_once(cluster, mailbox)
-
 
 
 # --- f. /healthz while the database or Redis is down -------------------------------------------
@@ -464,8 +532,9 @@ def test_healthz_answers_503_while_the_database_or_redis_is_down(cluster):
 # --- g. a web process killed in the middle of a request ----------------------------------------
 
 
-def post_in_thread(session: requests.Session, url: str, game: Game, number: int,
-                   text: str) -> tuple[threading.Thread, dict]:
+def post_in_thread(
+    session: requests.Session, url: str, game: Game, number: int, text: str
+) -> tuple[threading.Thread, dict]:
     """The move posted by a browser that waits for the answer; what it got, or the error."""
     got: dict = {}
 
@@ -480,10 +549,12 @@ def post_in_thread(session: requests.Session, url: str, game: Game, number: int,
     return thread, got
 
 
-@pytest.mark.parametrize("when", ["waiting for the game's row lock",
-                                  "after its commit, queuing the resolve"])
+@pytest.mark.parametrize(
+    "when", ["waiting for the game's row lock", "after its commit, queuing the resolve"]
+)
 def test_a_web_process_killed_mid_request_stores_the_move_whole_or_not_at_all(
-        cluster, alice, bob, charlie, when):
+    cluster, alice, bob, charlie, when
+):
     """The last move of a phase, posted to gunicorn, which is SIGKILLed (master and
     workers) in the middle of the request: before the move's transaction committed (the
     database drops it whole) or after (it is stored, and the resolve its request could
@@ -501,8 +572,10 @@ def test_a_web_process_killed_mid_request_stores_the_move_whole_or_not_at_all(
     if when.startswith("waiting"):
         with row_locked(game):
             thread, got = post_in_thread(session, url, game, number, text)
-            wait_until(lambda: "lowenherz-web" in lock_waiters(),
-                       "the request waits for the game's row lock")
+            wait_until(
+                lambda: "lowenherz-web" in lock_waiters(),
+                "the request waits for the game's row lock",
+            )
             web.kill()
             thread.join()
         # The request's transaction ends with its connection: nothing of it is kept.
@@ -513,8 +586,10 @@ def test_a_web_process_killed_mid_request_stores_the_move_whole_or_not_at_all(
         cluster.redis.pause()  # the request's queuing of the resolve hangs
         try:
             thread, got = post_in_thread(session, url, game, number, text)
-            wait_until(lambda: PendingSubmission.objects.filter(seat=seat).exists(),
-                       "the move is committed")
+            wait_until(
+                lambda: PendingSubmission.objects.filter(seat=seat).exists(),
+                "the move is committed",
+            )
             web.kill()
             thread.join()
         finally:
@@ -538,42 +613,53 @@ def test_a_web_process_killed_mid_request_stores_the_move_whole_or_not_at_all(
 def sweeps_run(cluster: Cluster) -> int:
     """How many of the beat's sweeps the workers have run."""
     done = re.compile(r"Task games\.tasks\.sweep\[[^]]*\] succeeded")
-    return sum(len(done.findall(p.log())) for p in cluster.processes
-               if p.name.startswith("worker"))
+    return sum(len(done.findall(p.log())) for p in cluster.processes if p.name.startswith("worker"))
 
 
 def test_a_killed_beat_started_again_sweeps_on_and_does_nothing_twice(
-        cluster, alice, bob, charlie, mailbox):
+    cluster, alice, bob, charlie, mailbox
+):
     """The beat SIGKILLed (its schedule file left as the kill found it) and started again
     on the same file: the deadline that passed and the reminders that came due while it
     was dead are acted on, each once, however many sweeps follow."""
     defaulted = people_game(alice, bob, charlie, "Deadline passed while dead")
     reminded = people_game(alice, bob, charlie, "Reminder due while dead")
     for game in (defaulted, reminded):
-        Game.objects.filter(pk=game.pk).update(notified_phase=game.phase_number,
-                                               work_due_since=None)
+        Game.objects.filter(pk=game.pk).update(
+            notified_phase=game.phase_number, work_due_since=None
+        )
     cluster.worker("worker-1")
     beat = cluster.beat("beat")
     wait_until(lambda: sweeps_run(cluster) >= 1, "a sweep runs")
     beat.kill()
     Game.objects.filter(pk=defaulted.pk).update(deadline=timezone.now() - timedelta(minutes=1))
     Game.objects.filter(pk=reminded.pk).update(  # the 2-hour reminder, due in two seconds
-        deadline=timezone.now() + timedelta(hours=2, seconds=2))
+        deadline=timezone.now() + timedelta(hours=2, seconds=2)
+    )
     notify.arm_reminders(timezone.now(), fresh(reminded))
     number = defaulted.phase_number
     cluster.beat("beat")  # the same schedule file
-    wait_until(lambda: fresh(defaulted).phase_number > number
-               and OutgoingEmail.objects.filter(game=reminded, kind="reminder").count() >= 3,
-               "the deadline passes and the reminders go", timeout=60)
+    wait_until(
+        lambda: (
+            fresh(defaulted).phase_number > number
+            and OutgoingEmail.objects.filter(game=reminded, kind="reminder").count() >= 3
+        ),
+        "the deadline passes and the reminders go",
+        timeout=60,
+    )
     ran = sweeps_run(cluster)
     wait_until(lambda: sweeps_run(cluster) >= ran + 3, "three more sweeps run", timeout=60)
     assert Event.objects.filter(game=defaulted, kind="deadline_missed").count() == 1
-    assert dict(Seat.objects.filter(game=defaulted).values_list("colour", "missed_deadlines")) \
-        == {"red": 1, "ochre": 1, "lilac": 1}
+    assert dict(Seat.objects.filter(game=defaulted).values_list("colour", "missed_deadlines")) == {
+        "red": 1,
+        "ochre": 1,
+        "lilac": 1,
+    }
     assert OutgoingEmail.objects.filter(game=reminded, kind="reminder").count() == 3
     assert fresh(defaulted).phase_number == number + 1
     assert_each_phase_once(defaulted)
     assert_every_email_once(cluster, mailbox)
+
 
 # --- the soak: many games, people by web and by email, a worker killed, Redis restarted ----
 
@@ -597,8 +683,7 @@ def play_in_process(game: Game, phases: int | None = None) -> int:
     with pytest.MonkeyPatch.context() as patch:
         for kind in ("notify", "resolve", "computer"):  # no backlog for the workers
             patch.setattr(services, f"_dispatch_{kind}", lambda *args: None)
-        while game.status == Game.Status.RUNNING and (phases is None
-                                                      or game.phase_number < phases):
+        while game.status == Game.Status.RUNNING and (phases is None or game.phase_number < phases):
             # Many phases a transaction (14 s for a game phase by phase, 0.5 s so).
             left = ALL_PHASES if phases is None else phases - game.phase_number
             if not services.play_computers(game.pk, game.phase_number, phases=left):
@@ -639,20 +724,33 @@ def web_session(base: str, user: User) -> requests.Session:
     """A person logged in on one web server, as a browser would be."""
     session = requests.Session()
     session.get(f"{base}/accounts/login/", timeout=10).raise_for_status()
-    answer = session.post(f"{base}/accounts/login/", timeout=10, data={
-        "username": user.username, "password": PASSWORD,
-        "csrfmiddlewaretoken": session.cookies["csrftoken"]})
+    answer = session.post(
+        f"{base}/accounts/login/",
+        timeout=10,
+        data={
+            "username": user.username,
+            "password": PASSWORD,
+            "csrfmiddlewaretoken": session.cookies["csrftoken"],
+        },
+    )
     assert answer.ok and "sessionid" in session.cookies, answer.text[:500]
     return session
 
 
-def move_by_web(session: requests.Session, base: str, game: Game, number: int,
-                text: str) -> tuple[bool, str]:
+def move_by_web(
+    session: requests.Session, base: str, game: Game, number: int, text: str
+) -> tuple[bool, str]:
     """The game page's text form, made for phase `number` (the form says which); whether
     it was accepted, and the page's answer."""
-    answer = session.post(f"{base}/games/{game.pk}/submit/", timeout=10, data={
-        "move": text, "phase": str(number),
-        "csrfmiddlewaretoken": session.cookies["csrftoken"]})
+    answer = session.post(
+        f"{base}/games/{game.pk}/submit/",
+        timeout=10,
+        data={
+            "move": text,
+            "phase": str(number),
+            "csrfmiddlewaretoken": session.cookies["csrftoken"],
+        },
+    )
     assert answer.status_code == 200, answer.status_code
     page = html.unescape(answer.text)
     return "Your submission:" in page or "Done:" in page, page
@@ -675,11 +773,16 @@ def awaited_people(games: list[Game]) -> list[tuple[Game, Seat]]:
     """The people the running games wait for who have not submitted yet."""
     found = []
     for game in Game.objects.filter(pk__in=[g.pk for g in games], status=Game.Status.RUNNING):
-        submitted = set(game.pending.filter(phase_number=game.phase_number)
-                        .values_list("seat_id", flat=True))
-        found += [(game, seat) for seat in game.seats.filter(
-            colour__in=game.waiting, is_computer=False, standin=False).select_related("user")
-            if seat.pk not in submitted]
+        submitted = set(
+            game.pending.filter(phase_number=game.phase_number).values_list("seat_id", flat=True)
+        )
+        found += [
+            (game, seat)
+            for seat in game.seats.filter(
+                colour__in=game.waiting, is_computer=False, standin=False
+            ).select_related("user")
+            if seat.pk not in submitted
+        ]
     return found
 
 
@@ -689,35 +792,39 @@ def kept_or_refused_for_its_phase(game_id: int, number: int, colour: str, text: 
     "refused" event naming that move: while its phase lasted (an ended alliance changed
     the state, RULES 7.1: the event is of that phase) or when it was resolved (the event
     is stored with the phase that follows). A refusal of another phase excuses nothing."""
-    phases = {"phase_number__gte" if text.startswith("break alliance") else "phase_number":
-              number}
-    return (RecordEntry.objects.filter(game_id=game_id, colour=colour, text=text,
-                                       **phases).exists()
-            or PendingSubmission.objects.filter(game_id=game_id, phase_number=number,
-                                                seat__colour=colour, text=text).exists()
-            or Event.objects.filter(game_id=game_id, kind="refused", to_colour=colour,
-                                    data__move=text,
-                                    phase_number__in=(number, number + 1)).exists())
+    phases = {"phase_number__gte" if text.startswith("break alliance") else "phase_number": number}
+    return (
+        RecordEntry.objects.filter(game_id=game_id, colour=colour, text=text, **phases).exists()
+        or PendingSubmission.objects.filter(
+            game_id=game_id, phase_number=number, seat__colour=colour, text=text
+        ).exists()
+        or Event.objects.filter(
+            game_id=game_id,
+            kind="refused",
+            to_colour=colour,
+            data__move=text,
+            phase_number__in=(number, number + 1),
+        ).exists()
+    )
 
 
-def refused_for_its_phase(game_id: int, number: int, colour: str, how: str,
-                          page: str) -> bool:
+def refused_for_its_phase(game_id: int, number: int, colour: str, how: str, page: str) -> bool:
     """A legal move is refused only as of a phase gone by: the web says the game moved on
     from the very phase its form was made for; an email's reply address was for a phase
     the game has left (its answer says no more than "refused"). Or the state changed
     within the phase: an alliance ended (RULES 7.1, at any time) may make it illegal."""
-    if Event.objects.filter(game_id=game_id, phase_number=number,
-                            kind="alliance_broken").exists():
+    if Event.objects.filter(game_id=game_id, phase_number=number, kind="alliance_broken").exists():
         return True
     if how == "web":
-        return re.search(rf"This form was for phase {number}\b[^;]*; the game has moved on",
-                         page) is not None
+        return (
+            re.search(rf"This form was for phase {number}\b[^;]*; the game has moved on", page)
+            is not None
+        )
     game = Game.objects.get(pk=game_id)
     return game.phase_number > number or game.is_finished
 
 
-def watch(games: list[Game], soak: Soak, stop: threading.Event,
-          passes: Callable[[], int]) -> None:
+def watch(games: list[Game], soak: Soak, stop: threading.Event, passes: Callable[[], int]) -> None:
     """How long each game waits for the machine (work owed, nothing changing), in
     seconds and in the recovery passes that ran meanwhile without queuing it again."""
     last: dict[int, tuple] = {}
@@ -727,10 +834,11 @@ def watch(games: list[Game], soak: Soak, stop: threading.Event,
     try:
         while not stop.is_set():
             now, done = time.monotonic(), passes()
-            rows = (Game.objects.filter(pk__in=[g.pk for g in games])
-                    .annotate(stored=Count("pending"))
-                    .values_list("pk", "phase_number", "notified_phase", "stored",
-                                 "work_due_since"))
+            rows = (
+                Game.objects.filter(pk__in=[g.pk for g in games])
+                .annotate(stored=Count("pending"))
+                .values_list("pk", "phase_number", "notified_phase", "stored", "work_due_since")
+            )
             for pk, *seen, owed in rows:
                 if last.get(pk) != tuple(seen) or owed is None:
                     last[pk], since[pk] = tuple(seen), now
@@ -747,13 +855,23 @@ def watch(games: list[Game], soak: Soak, stop: threading.Event,
 def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster, mailbox):
     people = [make_user(f"player{n}") for n in range(6)]
     games = [nearly_finished(people[0], seed) for seed in (1, 2)]  # they end in the soak
-    games += [computer_game(people[n % 6], f"Soak computers {n}")
-              for n in range(SOAK_GAMES * 3 // 5 - len(games))]
+    games += [
+        computer_game(people[n % 6], f"Soak computers {n}")
+        for n in range(SOAK_GAMES * 3 // 5 - len(games))
+    ]
     for n in range(SOAK_GAMES - len(games)):
         game = services.create_game(
-            people[n % 6], name=f"Soak people {n}", player_count=3, setup="basic",
-            decisions="sealed", money="hidden", deadline_hours=48, invite_only=False,
-            colour="red", computer_colours=["lilac"])
+            people[n % 6],
+            name=f"Soak people {n}",
+            player_count=3,
+            setup="basic",
+            decisions="sealed",
+            money="hidden",
+            deadline_hours=48,
+            invite_only=False,
+            colour="red",
+            computer_colours=["lilac"],
+        )
         services.join_game(game.pk, people[(n + 1) % 6], "ochre")
         games.append(fresh(game))
     workers = [cluster.worker("worker-1"), cluster.worker("worker-2")]
@@ -787,8 +905,9 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
                     number, text = game.phase_number, legal_move(game, seat)
                 except ValueError:  # the phase ended since we looked (a negotiation)
                     continue
-                ask = OutgoingEmail.objects.filter(user=seat.user, game=game, kind="your_turn",
-                                                   phase_number=number).first()
+                ask = OutgoingEmail.objects.filter(
+                    user=seat.user, game=game, kind="your_turn", phase_number=number
+                ).first()
                 if seat.colour == "ochre":  # plays by email: answers the "your move" email
                     if ask is None:
                         continue  # not asked yet
@@ -797,16 +916,18 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
                 else:
                     base = webs[turn % 2]
                     how = "web"
-                    ok, page = move_by_web(sessions[(seat.user_id, base)], base, game, number,
-                                           text)
+                    ok, page = move_by_web(sessions[(seat.user_id, base)], base, game, number, text)
                 if ok:
                     soak.accepted.append((game.pk, number, seat.colour, how, text))
                 else:
                     soak.refused.append((game.pk, number, seat.colour, how, text, page))
             time.sleep(0.1)
         # What is in flight lands, and the games that were nearly over end.
-        wait_until(lambda: all(fresh(g).is_finished for g in games[:2]),
-                   "the nearly finished games end", timeout=90)
+        wait_until(
+            lambda: all(fresh(g).is_finished for g in games[:2]),
+            "the nearly finished games end",
+            timeout=90,
+        )
     finally:
         stop.set()
         monitor.join()
@@ -825,13 +946,15 @@ def test_a_soak_with_a_killed_worker_and_a_restarted_redis_loses_nothing(cluster
             assert game.winners and game.engine_state.winners == game.winners
     longest, most = max(soak.stalls.values()), max(soak.missed.values())
     by = Counter(a[3] for a in soak.accepted)
-    print(f"\nsoak: {len(games)} games, {sum(fresh(g).phase_number for g in games)} phases, "
-          f"{sum(fresh(g).is_finished for g in games)} finished; people's moves accepted "
-          f"{dict(by)}, refused {len(soak.refused)}; emails sent "
-          f"{OutgoingEmail.objects.filter(status=Status.SENT).count()}; lost 0; "
-          f"{cluster.passes()} recovery passes; a game owed work was passed over by at most "
-          f"{most} (bound {MISSED_PASSES}); longest wait for the machine {longest:.1f}s "
-          f"(a hang guard: {HANG_SECONDS}s)")
+    print(
+        f"\nsoak: {len(games)} games, {sum(fresh(g).phase_number for g in games)} phases, "
+        f"{sum(fresh(g).is_finished for g in games)} finished; people's moves accepted "
+        f"{dict(by)}, refused {len(soak.refused)}; emails sent "
+        f"{OutgoingEmail.objects.filter(status=Status.SENT).count()}; lost 0; "
+        f"{cluster.passes()} recovery passes; a game owed work was passed over by at most "
+        f"{most} (bound {MISSED_PASSES}); longest wait for the machine {longest:.1f}s "
+        f"(a hang guard: {HANG_SECONDS}s)"
+    )
     assert by["web"] > 0 and by["email"] > 0
     assert most <= MISSED_PASSES, sorted(soak.missed.items(), key=lambda kv: -kv[1])[:5]
     assert longest <= HANG_SECONDS, sorted(soak.stalls.items(), key=lambda kv: -kv[1])[:5]

@@ -22,22 +22,80 @@ from games.play_forms import FORMS, EndAllianceForm, MoveTextForm
 from games.presenter import present
 from games.views.deadlines import ExtendDeadlineForm
 
-PROPERTY = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow])
+PROPERTY = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
-TRICKY = st.sampled_from([
-    "", " ", "\x00", "a\x00b", "\r\n", "\u202e", "0001-01-01", "0001-01-01T00:00",
-    "9999-12-31", "9999-12-31T23:59", "10000-01-01", "-1", "0", "99999999999999999999",
-    "1e309", "NaN", "red", "decide 1, 3", "pass", "<script>", "a@b.c", "x" * 100_000,
-])
-TEXT = st.one_of(TRICKY, st.text(max_size=300), st.text(alphabet=st.characters(
-    min_codepoint=0, max_codepoint=0x1f), max_size=20))
-FIELDS = ["name", "player_count", "setup", "decisions", "money", "deadline_hours",
-          "invite_only", "colour", "computer_colours", "username", "email", "password1",
-          "password2", "display_name", "time_zone", "mode", "reminder_hours", "away_from",
-          "away_until", "addresses", "hours", "form", "move", "cards", "card", "ducats",
-          "treasure", "walls", "steps", "cell", "cells", "pile", "own", "other", "offer"]
+TRICKY = st.sampled_from(
+    [
+        "",
+        " ",
+        "\x00",
+        "a\x00b",
+        "\r\n",
+        "\u202e",
+        "0001-01-01",
+        "0001-01-01T00:00",
+        "9999-12-31",
+        "9999-12-31T23:59",
+        "10000-01-01",
+        "-1",
+        "0",
+        "99999999999999999999",
+        "1e309",
+        "NaN",
+        "red",
+        "decide 1, 3",
+        "pass",
+        "<script>",
+        "a@b.c",
+        "x" * 100_000,
+    ]
+)
+TEXT = st.one_of(
+    TRICKY,
+    st.text(max_size=300),
+    st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x1F), max_size=20),
+)
+FIELDS = [
+    "name",
+    "player_count",
+    "setup",
+    "decisions",
+    "money",
+    "deadline_hours",
+    "invite_only",
+    "colour",
+    "computer_colours",
+    "username",
+    "email",
+    "password1",
+    "password2",
+    "display_name",
+    "time_zone",
+    "mode",
+    "reminder_hours",
+    "away_from",
+    "away_until",
+    "addresses",
+    "hours",
+    "form",
+    "move",
+    "cards",
+    "card",
+    "ducats",
+    "treasure",
+    "walls",
+    "steps",
+    "cell",
+    "cells",
+    "pile",
+    "own",
+    "other",
+    "offer",
+]
 DATA = st.dictionaries(st.sampled_from(FIELDS), TEXT, max_size=12)
 
 
@@ -57,9 +115,14 @@ def no_nul(form: Any) -> None:
 @PROPERTY
 @given(data=DATA)
 def test_the_lobby_and_account_forms_answer_anything(game, alice, data):
-    for form in (CreateGameForm(data), JoinForm(game, data), SignupForm(data),
-                 ProfileForm(data, instance=Profile.objects.get(user=alice)),
-                 InviteByEmailForm(data), ExtendDeadlineForm(data)):
+    for form in (
+        CreateGameForm(data),
+        JoinForm(game, data),
+        SignupForm(data),
+        ProfileForm(data, instance=Profile.objects.get(user=alice)),
+        InviteByEmailForm(data),
+        ExtendDeadlineForm(data),
+    ):
         answers(form)
         no_nul(form)
 
@@ -91,11 +154,17 @@ def test_the_play_forms_answer_anything(game, alice, data):
 
 
 def snapshot(user: User) -> tuple[Any, ...]:
-    return (Game.objects.count(), PendingSubmission.objects.count(),
-            list(Notifications.objects.filter(user=user).values_list(
-                "mode", "reminder_hours", "away_from", "away_until")),
-            list(Profile.objects.filter(user=user).values_list("display_name", "time_zone")),
-            list(User.objects.filter(pk=user.pk).values_list("email", "password")))
+    return (
+        Game.objects.count(),
+        PendingSubmission.objects.count(),
+        list(
+            Notifications.objects.filter(user=user).values_list(
+                "mode", "reminder_hours", "away_from", "away_until"
+            )
+        ),
+        list(Profile.objects.filter(user=user).values_list("display_name", "time_zone")),
+        list(User.objects.filter(pk=user.pk).values_list("email", "password")),
+    )
 
 
 FORM_PAGES = ["create_game", "email_preferences", "profile"]
@@ -104,8 +173,7 @@ FORM_PAGES = ["create_game", "email_preferences", "profile"]
 @PROPERTY
 @given(data=DATA)
 @pytest.mark.parametrize("name", FORM_PAGES)
-def test_random_posts_to_a_form_page_are_no_500_and_a_refusal_changes_nothing(
-        alice, name, data):
+def test_random_posts_to_a_form_page_are_no_500_and_a_refusal_changes_nothing(alice, name, data):
     Notifications.objects.get_or_create(user=alice)  # the page makes it on first sight
     client = Client()
     client.force_login(alice)

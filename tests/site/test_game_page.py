@@ -194,9 +194,18 @@ def test_it_404s_for_a_game_that_does_not_exist(client, db):
 
 
 def test_a_game_not_started_shows_its_seats(client, alice):
-    game = services.create_game(alice, name="Open", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="Open",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     text = page_text(client, alice, game)
     assert 'id="game-not-started"' in text and "Alice" in text
     assert as_json(client, None, game)["view"] is None
@@ -293,8 +302,10 @@ def test_the_wrong_number_of_decision_cards_is_refused(client, game, alice):
 def test_a_sealed_decision_is_stored_and_can_be_replaced(client, game, alice):
     first, second = decision_for(game, "red", (2, 3)), decision_for(game, "red", (1, 3))
     text = post(client, alice, game, {"move": first})
-    assert f"Your submission: <code>{first}</code> (you can change it until everyone has " \
-           "decided)" in text
+    assert (
+        f"Your submission: <code>{first}</code> (you can change it until everyone has "
+        "decided)" in text
+    )
     assert list(PendingSubmission.objects.values_list("text", flat=True)) == [first]
     post(client, alice, game, {"move": second})
     assert list(PendingSubmission.objects.values_list("text", flat=True)) == [second]
@@ -330,8 +341,9 @@ def _cell(xy: list[int]) -> str:
     return format_cell((xy[0], xy[1]))
 
 
-def test_after_everyone_decides_the_page_shows_the_revealed_decisions(client, game, alice, bob,
-                                                                     charlie):
+def test_after_everyone_decides_the_page_shows_the_revealed_decisions(
+    client, game, alice, bob, charlie
+):
     plant(game, lambda s: setattr(s, "card", "W2 S1 M5"))  # all choose W2: a duel waits
     for user, colour in ((alice, "red"), (bob, "ochre"), (charlie, "lilac")):
         post(client, user, game, {"move": decision_for(game, colour, (1, 2))})
@@ -388,8 +400,9 @@ def test_a_sealed_decision_is_seen_by_its_owner_alone(client, game, dave):
 
 def test_a_sealed_bid_is_seen_by_its_owner_alone(client, game, alice, dave):
     def duel(state: GameState) -> None:
-        state.phase = Phase("duel", waiting=["red", "ochre"], action="S1",
-                            contenders=["red", "ochre"])
+        state.phase = Phase(
+            "duel", waiting=["red", "ochre"], action="S1", contenders=["red", "ochre"]
+        )
         state.pos.players["red"].hand.append("treasure 15")
 
     plant(game, duel)
@@ -405,8 +418,7 @@ def test_a_politics_card_in_hand_is_seen_by_its_owner_alone(client, game, bob, d
     assert_only_owner_sees(client, game, bob, "parchment 5", dave)
 
 
-def test_the_cards_of_a_politics_pile_are_seen_by_the_crown_taker_alone(client, game, alice,
-                                                                        dave):
+def test_the_cards_of_a_politics_pile_are_seen_by_the_crown_taker_alone(client, game, alice, dave):
     def crown(state: GameState) -> None:
         state.piles[0] = ["parchment 4"]
         state.phase = Phase("crown", waiting=["red"], action="P", pile=1)
@@ -417,9 +429,15 @@ def test_the_cards_of_a_politics_pile_are_seen_by_the_crown_taker_alone(client, 
 
 
 def test_a_private_event_is_seen_by_its_addressee_alone(client, game, alice, dave):
-    Event.objects.create(game=game, index=999, phase_number=1, turn=1, kind="card",
-                         data={"kind": "card", "card": "parchment 3", "turn": 1},
-                         to_colour="red")
+    Event.objects.create(
+        game=game,
+        index=999,
+        phase_number=1,
+        turn=1,
+        kind="card",
+        data={"kind": "card", "card": "parchment 3", "turn": 1},
+        to_colour="red",
+    )
     assert "You took the Parchment 3 card." in page_text(client, alice, game)
     assert_only_owner_sees(client, game, alice, "parchment 3", dave)
 
@@ -457,21 +475,25 @@ def test_others_ducats_stay_hidden_but_the_owner_sees_theirs(client, game, alice
 def test_the_json_is_the_viewers_view_with_their_events(client, game, alice):
     data = as_json(client, alice, game)
     assert data["viewer"] == "red" and data["view"] == json.loads(
-        json.dumps(view(state_of(game), "red")))
+        json.dumps(view(state_of(game), "red"))
+    )
     assert data["view"]["ask"]["phase"] == "decision"
     assert data["events"] and all(e["text"] for e in data["events"])
     assert as_json(client, None, game)["view"]["viewer"] is None
 
 
-def test_a_politics_card_through_the_decision_form_is_judged_by_the_engine(client, game,
-                                                                           alice):
+def test_a_politics_card_through_the_decision_form_is_judged_by_the_engine(client, game, alice):
     plant(game, lambda s: s.pos.players["red"].hand.append("alliance"))
     cards = ["1", "3"][: state_of(game).cards_to_choose("red")]
     typed = "decide " + ", ".join(cards).replace(cards[0], f"{cards[0]} alliance B1 N1", 1)
     with pytest.raises(IllegalMove) as refusal:
         engine_submit(state_of(game), "red", parse_move(typed))
-    text = post(client, alice, game, {"form": "decide", "cards": cards, "politics": "alliance",
-                                      "first": "B1", "second": "N1"})
+    text = post(
+        client,
+        alice,
+        game,
+        {"form": "decide", "cards": cards, "politics": "alliance", "first": "B1", "second": "N1"},
+    )
     assert html.escape(f"Not accepted: {refusal.value}") in text
     assert PendingSubmission.objects.count() == 0
 
@@ -488,73 +510,125 @@ def test_an_alliance_can_be_ended_at_any_time(client, game, alice):
 
 # --- the forms, alone -------------------------------------------------------------------------
 
-ASKED = {"viewer": "red", "card": "W2 S1 M5",
-         "players": {"red": {"hand": ["treasure 10", "alliance"]}},
-         "castles": [[1, 0, "red"], [13, 0, "ochre"], [6, 2, "ochre"]],
-         "alliances": [[[1, 0], [6, 2]]]}
+ASKED = {
+    "viewer": "red",
+    "card": "W2 S1 M5",
+    "players": {"red": {"hand": ["treasure 10", "alliance"]}},
+    "castles": [[1, 0, "red"], [13, 0, "ochre"], [6, 2, "ochre"]],
+    "alliances": [[[1, 0], [6, 2]]],
+}
 
 
 def bound(form_class: type[PlayForm], data: dict, **ask) -> PlayForm:
     return form_class(data, view={**ASKED, "ask": ask} if ask else ASKED)
 
 
-@pytest.mark.parametrize(("form_class", "data", "ask", "text"), [
-    (PlacementForm, {"castle": "c3", "knight": "D3"}, {}, "place C3 D3"),
-    (DecisionForm, {"cards": ["2"]}, {"cards": 1, "politics": []}, "decide 2"),
-    (DecisionForm, {"cards": ["1", "3"], "politics": "alliance", "politics_with": "3",
-                    "first": "B1", "second": "G3"}, {"cards": 2, "politics": ["alliance"]},
-     "decide 1, 3 alliance B1 G3"),
-    (DecisionForm, {"cards": ["2"], "politics": "renegade", "first": "F7", "second": "G7"},
-     {"cards": 1, "politics": ["renegade"]}, "decide 2 renegade F7 G7"),
-    (OfferForm, {"ducats": "3"}, {}, "offer 3"),
-    (AcceptForm, {}, {}, "accept"),
-    (BreakOffForm, {}, {}, "break off"),
-    (BidForm, {"ducats": "5", "treasure": ["10"]}, {"treasure": [10]}, "bid 5 treasure 10"),
-    (BidForm, {"ducats": "0"}, {"treasure": []}, "bid 0"),
-    (WallsForm, {"walls": "F7/F8, g8/g7"}, {}, "walls F7/F8 G7/G8"),
-    (SwordsForm, {"knights": "F7 G7"}, {}, "knight F7, knight G7"),
-    (SwordsForm, {"knights": "F7", "expand": "G7 G8", "expand_from": "C3",
-                  "expand_first": "on", "treasure": ["10"]}, {"treasure": [10]},
-     "expand G7 G8 from C3, knight F7 treasure 10"),
-    (PileForm, {"pile": "2"}, {"piles": [6, 7]}, "pile 2"),
-    (PassForm, {}, {}, "pass"),
-    (EndAllianceForm, {"alliance": "B1 G3", "treasure": ["10"]}, {},
-     "break alliance B1 G3 treasure 10"),
-    (MoveTextForm, {"move": "decide 2"}, {}, "decide 2"),
-])
+@pytest.mark.parametrize(
+    ("form_class", "data", "ask", "text"),
+    [
+        (PlacementForm, {"castle": "c3", "knight": "D3"}, {}, "place C3 D3"),
+        (DecisionForm, {"cards": ["2"]}, {"cards": 1, "politics": []}, "decide 2"),
+        (
+            DecisionForm,
+            {
+                "cards": ["1", "3"],
+                "politics": "alliance",
+                "politics_with": "3",
+                "first": "B1",
+                "second": "G3",
+            },
+            {"cards": 2, "politics": ["alliance"]},
+            "decide 1, 3 alliance B1 G3",
+        ),
+        (
+            DecisionForm,
+            {"cards": ["2"], "politics": "renegade", "first": "F7", "second": "G7"},
+            {"cards": 1, "politics": ["renegade"]},
+            "decide 2 renegade F7 G7",
+        ),
+        (OfferForm, {"ducats": "3"}, {}, "offer 3"),
+        (AcceptForm, {}, {}, "accept"),
+        (BreakOffForm, {}, {}, "break off"),
+        (BidForm, {"ducats": "5", "treasure": ["10"]}, {"treasure": [10]}, "bid 5 treasure 10"),
+        (BidForm, {"ducats": "0"}, {"treasure": []}, "bid 0"),
+        (WallsForm, {"walls": "F7/F8, g8/g7"}, {}, "walls F7/F8 G7/G8"),
+        (SwordsForm, {"knights": "F7 G7"}, {}, "knight F7, knight G7"),
+        (
+            SwordsForm,
+            {
+                "knights": "F7",
+                "expand": "G7 G8",
+                "expand_from": "C3",
+                "expand_first": "on",
+                "treasure": ["10"],
+            },
+            {"treasure": [10]},
+            "expand G7 G8 from C3, knight F7 treasure 10",
+        ),
+        (PileForm, {"pile": "2"}, {"piles": [6, 7]}, "pile 2"),
+        (PassForm, {}, {}, "pass"),
+        (
+            EndAllianceForm,
+            {"alliance": "B1 G3", "treasure": ["10"]},
+            {},
+            "break alliance B1 G3 treasure 10",
+        ),
+        (MoveTextForm, {"move": "decide 2"}, {}, "decide 2"),
+    ],
+)
 def test_each_form_builds_its_submission_in_notation(form_class, data, ask, text):
     form = bound(form_class, data, **ask)
     assert form.is_valid(), form.errors
     assert form.move_text() == text
 
 
-@pytest.mark.parametrize(("form_class", "data", "ask"), [
-    (PlacementForm, {"castle": "C3 C4", "knight": "D3"}, {}),
-    (DecisionForm, {"cards": []}, {"cards": 1, "politics": []}),
-    (DecisionForm, {"cards": ["1", "2", "3"]}, {"cards": 2, "politics": []}),
-    (DecisionForm, {"cards": ["1"], "politics": "alliance", "politics_with": "3",
-                    "first": "B1", "second": "G3"}, {"cards": 1, "politics": ["alliance"]}),
-    (DecisionForm, {"cards": ["1"], "politics": "alliance", "first": "B1"},
-     {"cards": 1, "politics": ["alliance"]}),
-    (OfferForm, {"ducats": "-1"}, {}),
-    (WallsForm, {"walls": "F7/G8"}, {}),
-    (SwordsForm, {}, {}),
-    (SwordsForm, {"expand": "G7 G8 G9"}, {}),
-    (BidForm, {"ducats": "1", "treasure": ["12"]}, {"treasure": [10]}),
-    (TakeForm, {"card": "parchment 5"}, {}),
-    (EndAllianceForm, {"alliance": "N1 G3"}, {}),
-])
+@pytest.mark.parametrize(
+    ("form_class", "data", "ask"),
+    [
+        (PlacementForm, {"castle": "C3 C4", "knight": "D3"}, {}),
+        (DecisionForm, {"cards": []}, {"cards": 1, "politics": []}),
+        (DecisionForm, {"cards": ["1", "2", "3"]}, {"cards": 2, "politics": []}),
+        (
+            DecisionForm,
+            {
+                "cards": ["1"],
+                "politics": "alliance",
+                "politics_with": "3",
+                "first": "B1",
+                "second": "G3",
+            },
+            {"cards": 1, "politics": ["alliance"]},
+        ),
+        (
+            DecisionForm,
+            {"cards": ["1"], "politics": "alliance", "first": "B1"},
+            {"cards": 1, "politics": ["alliance"]},
+        ),
+        (OfferForm, {"ducats": "-1"}, {}),
+        (WallsForm, {"walls": "F7/G8"}, {}),
+        (SwordsForm, {}, {}),
+        (SwordsForm, {"expand": "G7 G8 G9"}, {}),
+        (BidForm, {"ducats": "1", "treasure": ["12"]}, {"treasure": [10]}),
+        (TakeForm, {"card": "parchment 5"}, {}),
+        (EndAllianceForm, {"alliance": "N1 G3"}, {}),
+    ],
+)
 def test_a_form_of_the_wrong_shape_is_invalid(form_class, data, ask):
     assert not bound(form_class, data, **ask).is_valid()
 
 
-@pytest.mark.parametrize(("fields", "typed"), [
-    ({"knights": "C8 K3"}, "knight C8 K3"),
-    ({"knights": "c8, K3"}, "knight c8, K3"),
-    ({"knights": "F7 G7", "expand": "G8"}, "knight F7 G7, expand G8"),
-    ({"knights": "F7", "expand": "G7 G8", "expand_from": "C3", "expand_first": "on"},
-     "expand G7 G8 from C3, knight F7"),
-])
+@pytest.mark.parametrize(
+    ("fields", "typed"),
+    [
+        ({"knights": "C8 K3"}, "knight C8 K3"),
+        ({"knights": "c8, K3"}, "knight c8, K3"),
+        ({"knights": "F7 G7", "expand": "G8"}, "knight F7 G7, expand G8"),
+        (
+            {"knights": "F7", "expand": "G7 G8", "expand_from": "C3", "expand_first": "on"},
+            "expand G7 G8 from C3, knight F7",
+        ),
+    ],
+)
 def test_the_text_field_reads_what_the_swords_form_takes(client, game, alice, fields, typed):
     """The same notation in both: the form's knights field and `knight` in the text."""
     form = bound(SwordsForm, fields)
@@ -566,8 +640,10 @@ def test_the_text_field_reads_what_the_swords_form_takes(client, game, alice, fi
 
 
 def test_the_take_form_offers_the_cards_of_the_pile_looked_through():
-    form = TakeForm({"card": "treasure 15"},
-                    view={**ASKED, "pile_cards": ["alliance", "treasure 15", "alliance"]})
+    form = TakeForm(
+        {"card": "treasure 15"},
+        view={**ASKED, "pile_cards": ["alliance", "treasure 15", "alliance"]},
+    )
     assert [c for c, _ in form.fields["card"].choices] == ["alliance", "treasure 15"]
     assert form.is_valid() and form.move_text() == "take treasure 15"
 
@@ -578,17 +654,20 @@ def test_the_decision_form_has_no_politics_fields_without_politics_cards():
     assert {"politics", "first", "second"} <= set(with_cards)
 
 
-@pytest.mark.parametrize(("ask", "kinds"), [
-    ({"phase": "placement"}, ["place"]),
-    ({"phase": "decision"}, ["decide"]),
-    ({"phase": "negotiation", "offer": None}, ["offer", "break-off"]),
-    ({"phase": "negotiation", "offer": ["ochre", 3]}, ["offer", "accept", "break-off"]),
-    ({"phase": "duel"}, ["bid"]),
-    ({"phase": "perform", "action": "W3"}, ["walls", "pass"]),
-    ({"phase": "perform", "action": "S2"}, ["swords", "pass"]),
-    ({"phase": "perform", "action": "P"}, ["pile", "pass"]),
-    ({"phase": "crown", "action": "P"}, ["take", "pass"]),
-])
+@pytest.mark.parametrize(
+    ("ask", "kinds"),
+    [
+        ({"phase": "placement"}, ["place"]),
+        ({"phase": "decision"}, ["decide"]),
+        ({"phase": "negotiation", "offer": None}, ["offer", "break-off"]),
+        ({"phase": "negotiation", "offer": ["ochre", 3]}, ["offer", "accept", "break-off"]),
+        ({"phase": "duel"}, ["bid"]),
+        ({"phase": "perform", "action": "W3"}, ["walls", "pass"]),
+        ({"phase": "perform", "action": "S2"}, ["swords", "pass"]),
+        ({"phase": "perform", "action": "P"}, ["pile", "pass"]),
+        ({"phase": "crown", "action": "P"}, ["take", "pass"]),
+    ],
+)
 def test_the_forms_shown_follow_what_the_engine_asks(ask, kinds):
     assert asked_kinds({**ASKED, "ask": ask}) == kinds
     assert asked_kinds(ASKED) == []
@@ -600,13 +679,15 @@ def test_the_forms_shown_follow_what_the_engine_asks(ask, kinds):
 def logged_in_page(new_page, client, user: User, live_server):
     client.force_login(user)
     browser_page = new_page()
-    browser_page.context.add_cookies([{"name": "sessionid", "url": live_server.url,
-                                       "value": client.cookies["sessionid"].value}])
+    browser_page.context.add_cookies(
+        [{"name": "sessionid", "url": live_server.url, "value": client.cookies["sessionid"].value}]
+    )
     return browser_page
 
 
-def test_clicking_edges_fills_the_walls_field_and_submits(new_page, client, live_server, game,
-                                                          alice):
+def test_clicking_edges_fills_the_walls_field_and_submits(
+    new_page, client, live_server, game, alice
+):
     plant(game, lambda s: setattr(s, "phase", Phase("perform", waiting=["red"], action="W2")))
     (a, b), (c, d) = view(state_of(game), "red")["ask"]["edges"][:2]
     first, second = f"{_cell(a)}/{_cell(b)}", f"{_cell(c)}/{_cell(d)}"

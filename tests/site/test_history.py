@@ -81,9 +81,15 @@ def plant_in_snapshot(game: Game, index: int, change) -> Snapshot:
 
 
 def private_event(game: Game, shot: Snapshot, colour: str, card: str, index: int) -> None:
-    Event.objects.create(game=game, index=index, phase_number=shot.phase_number, turn=shot.turn,
-                         kind="card", data={"kind": "card", "card": card, "turn": shot.turn},
-                         to_colour=colour)
+    Event.objects.create(
+        game=game,
+        index=index,
+        phase_number=shot.phase_number,
+        turn=shot.turn,
+        kind="card",
+        data={"kind": "card", "card": card, "turn": shot.turn},
+        to_colour=colour,
+    )
 
 
 def viewers(game: Game, dave: User) -> dict[str, User | None]:
@@ -97,8 +103,11 @@ def viewers(game: Game, dave: User) -> dict[str, User | None]:
 
 def test_every_event_the_player_may_read_is_on_one_page(alice, bob, charlie):
     game = play_phases(three_player_game(alice, bob, charlie), 40)
-    mine = list(Event.objects.filter(game=game, to_colour__in=["", "red"])
-                .order_by("index").values_list("index", flat=True))
+    mine = list(
+        Event.objects.filter(game=game, to_colour__in=["", "red"])
+        .order_by("index")
+        .values_list("index", flat=True)
+    )
     assert len(mine) > EVENTS_PER_PAGE, "the game should fill more than one page"
     pages = -(-len(mine) // EVENTS_PER_PAGE)
     seen: list[int] = []
@@ -114,8 +123,9 @@ def test_every_event_the_player_may_read_is_on_one_page(alice, bob, charlie):
 
 def test_the_log_links_each_phase_to_its_step(game, alice):
     html = text_of(game, alice, page=1)
-    steps = re.findall(rf'href="{re.escape(url(game))}\?step=(\d+)" class="history-step-link"',
-                       html)
+    steps = re.findall(
+        rf'href="{re.escape(url(game))}\?step=(\d+)" class="history-step-link"', html
+    )
     assert steps and steps == sorted(set(steps), key=int)
     assert re.search(rf'id="log-next" href="{re.escape(url(game))}\?page=1"', html)
 
@@ -126,8 +136,9 @@ def test_a_player_reads_their_own_private_events_and_nobody_elses(game, alice, b
     private_event(game, shot, "ochre", "parchment 7", 901)
     step = snapshots(game).index(shot)
     for query in ({}, {"step": step}):
-        pages = {who: text_of(game, user, **query).lower()
-                 for who, user in viewers(game, dave).items()}
+        pages = {
+            who: text_of(game, user, **query).lower() for who, user in viewers(game, dave).items()
+        }
         assert "you took the parchment 3 card." in pages["red"]
         assert "you took the parchment 7 card." in pages["ochre"]
         assert "only you" in pages["red"]
@@ -148,8 +159,9 @@ def test_a_past_phase_shows_the_viewers_hidden_information_from_then(game, dave)
 
     shot = plant_in_snapshot(game, 1, secrets)
     now = fresh(game).engine_state
-    assert now.pos.players["ochre"].ducats != 37 and "parchment 5" not in \
-        now.pos.players["ochre"].hand  # the page must show then, not now
+    assert (
+        now.pos.players["ochre"].ducats != 37 and "parchment 5" not in now.pos.players["ochre"].hand
+    )  # the page must show then, not now
     pages = {who: text_of(game, user, step=1) for who, user in viewers(game, dave).items()}
     assert "37 ducats" in pages["ochre"] and "Parchment 5" in pages["ochre"]
     assert "bid 7 treasure 15" in pages["red"] and "Treasure 15" in pages["red"]
@@ -164,10 +176,16 @@ def test_a_past_phase_shows_the_viewers_hidden_information_from_then(game, dave)
 
 def test_the_next_action_card_of_then_is_seen_by_nobody(game, dave):
     state = state_from_json(snapshots(game)[1].state)
-    card = next(c for c in reversed(state.deck) if c not in ("SILVER", "KING") and c != state.card
-                and c not in {e.data.get("card") for e in Event.objects.filter(game=game)})
-    plant_in_snapshot(game, 1, lambda s: setattr(s, "deck", [card, *[c for c in s.deck
-                                                                      if c != card]]))
+    card = next(
+        c
+        for c in reversed(state.deck)
+        if c not in ("SILVER", "KING")
+        and c != state.card
+        and c not in {e.data.get("card") for e in Event.objects.filter(game=game)}
+    )
+    plant_in_snapshot(
+        game, 1, lambda s: setattr(s, "deck", [card, *[c for c in s.deck if c != card]])
+    )
     for who, user in viewers(game, dave).items():
         assert card not in text_of(game, user, step=1), who
 
@@ -182,8 +200,12 @@ def test_the_step_page_shows_that_phase_its_events_and_links(game, bob):
     assert f'<code id="current-card">{state.card or "none"}</code>' in html
     public = Event.objects.filter(game=game, phase_number=shots[2].phase_number, to_colour="")
     assert public.exists()
-    assert html.count('class="log-line') == Event.objects.filter(
-        game=game, phase_number=shots[2].phase_number, to_colour__in=["", "ochre"]).count()
+    assert (
+        html.count('class="log-line')
+        == Event.objects.filter(
+            game=game, phase_number=shots[2].phase_number, to_colour__in=["", "ochre"]
+        ).count()
+    )
     assert re.search(rf'href="{re.escape(url(game))}\?page=1" id="history-log"', html)
 
 
@@ -222,9 +244,18 @@ def test_a_bad_page_or_step_is_kept_within_the_game(game, alice, raw):
 def test_a_game_not_started_has_an_empty_log_and_no_steps(alice):
     from games import services
 
-    game = services.create_game(alice, name="Open", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="Open",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     assert "Nothing has happened yet." in text_of(game, alice)
     assert history(game, alice, step=0).status_code == 404
     assert as_viewer(None).get(reverse("game_history", args=[999_999])).status_code == 404
@@ -274,8 +305,14 @@ def test_stepping_through_past_phases_on_a_phone(new_page, alice, bob, charlie):
     game = play_phases(three_player_game(alice, bob, charlie), 6)
     page = new_page(**PHONE)
     problems: list[str] = []  # Content-Security-Policy violations and script errors
-    page.on("console", lambda m: problems.append(m.text)
-            if m.type == "error" and "Content Security Policy" in m.text else None)
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(m.text)
+            if m.type == "error" and "Content Security Policy" in m.text
+            else None
+        ),
+    )
     page.on("pageerror", lambda error: problems.append(str(error)))
     log_in(page, "alice")
     page.goto(url(game))

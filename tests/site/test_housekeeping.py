@@ -29,8 +29,7 @@ def an_email(game, user, status: str, age: timedelta) -> OutgoingEmail:
     """A "waits for you" email of the game's phase, `age` old, in `status`."""
     email = compose.your_turn(game, Seat.objects.get(game=game, user=user))
     assert email is not None and email.text and email.html
-    OutgoingEmail.objects.filter(pk=email.pk).update(status=status,
-                                                     created_at=timezone.now() - age)
+    OutgoingEmail.objects.filter(pk=email.pk).update(status=status, created_at=timezone.now() - age)
     return OutgoingEmail.objects.get(pk=email.pk)
 
 
@@ -42,14 +41,20 @@ def test_the_body_of_an_email_told_long_ago_is_cleared_and_its_row_kept(game, al
     assert housekeeping.tidy() == {"email_bodies": 1, "magic_links": 0}
     kept = OutgoingEmail.objects.get(pk=old.pk)
     assert (kept.text, kept.html) == ("", "")
-    assert (kept.subject, kept.status, kept.phase_number, kept.summary) == \
-        (old.subject, old.status, old.phase_number, old.summary)
+    assert (kept.subject, kept.status, kept.phase_number, kept.summary) == (
+        old.subject,
+        old.status,
+        old.phase_number,
+        old.summary,
+    )
     assert notify.told_up_to(seat, game) == told  # the ledger reads the row, not its body
     assert housekeeping.tidy()["email_bodies"] == 0  # cleared once
 
 
-@pytest.mark.parametrize("status", [Status.QUEUED, Status.HELD, Status.RETRYING, Status.FAILED,
-                                    Status.SENDING, Status.COALESCING])
+@pytest.mark.parametrize(
+    "status",
+    [Status.QUEUED, Status.HELD, Status.RETRYING, Status.FAILED, Status.SENDING, Status.COALESCING],
+)
 def test_an_email_still_to_send_or_to_look_into_keeps_its_body(game, alice, status):
     old = an_email(game, alice, status, DAYS * 2)
     housekeeping.tidy()
@@ -61,8 +66,9 @@ def test_the_log_says_what_a_run_trimmed(game, alice, caplog):
     with caplog.at_level("INFO", logger="games.housekeeping"):
         housekeeping.tidy()
         housekeeping.tidy()  # nothing left: nothing logged
-    assert [r.getMessage() for r in caplog.records] == \
-        ["housekeeping: cleared 1 email bodies, deleted 0 expired magic links"]
+    assert [r.getMessage() for r in caplog.records] == [
+        "housekeeping: cleared 1 email bodies, deleted 0 expired magic links"
+    ]
 
 
 def test_a_recent_email_keeps_its_body(game, alice):
@@ -131,4 +137,5 @@ def test_the_beat_runs_it_hourly_on_the_sweep_queue():
     entry = settings.CELERY_BEAT_SCHEDULE["housekeeping"]
     assert entry["task"] == "games.tasks.tidy" and entry["schedule"] == 3600.0
     from games import tasks
+
     assert tasks.tidy.name == "games.tasks.tidy"

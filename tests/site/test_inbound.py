@@ -63,8 +63,13 @@ def fast_passwords(settings) -> None:
 @pytest.fixture
 def outbox(monkeypatch) -> Outbox:
     box = Outbox()
-    monkeypatch.setattr(compose, "move_reply", lambda seat, accepted, commands, message:
-                        box.move_replies.append((seat, accepted, commands, message)))
+    monkeypatch.setattr(
+        compose,
+        "move_reply",
+        lambda seat, accepted, commands, message: box.move_replies.append(
+            (seat, accepted, commands, message)
+        ),
+    )
     monkeypatch.setattr(compose, "refusal", lambda to, reason: box.refusals.append((to, reason)))
     return box
 
@@ -98,8 +103,7 @@ def address_of(game: Game, colour: str) -> str:
     return reply_address(seat_of(game, colour), game.phase_number)
 
 
-def email(text: str, *, to: str, sender: str,
-          headers: dict[str, str] | None = None) -> bytes:
+def email(text: str, *, to: str, sender: str, headers: dict[str, str] | None = None) -> bytes:
     message = EmailMessage()
     message["From"] = sender
     message["To"] = to
@@ -122,15 +126,23 @@ def sample(name: str, address: str, sender: str) -> bytes:
 def snapshot(game: Game) -> tuple:
     """Everything a reply could change."""
     game.refresh_from_db()
-    return (game.phase_number, game.state, game.status,
-            sorted(PendingSubmission.objects.values_list("seat__colour", "text")),
-            RecordEntry.objects.count(), Event.objects.count(),
-            sorted(ReplyToken.objects.values_list("token", "used_at")))
+    return (
+        game.phase_number,
+        game.state,
+        game.status,
+        sorted(PendingSubmission.objects.values_list("seat__colour", "text")),
+        RecordEntry.objects.count(),
+        Event.objects.count(),
+        sorted(ReplyToken.objects.values_list("token", "used_at")),
+    )
 
 
 def pending(game: Game) -> dict[str, str]:
-    return dict(PendingSubmission.objects.filter(game=game, phase_number=game.phase_number)
-                .values_list("seat__colour", "text"))
+    return dict(
+        PendingSubmission.objects.filter(game=game, phase_number=game.phase_number).values_list(
+            "seat__colour", "text"
+        )
+    )
 
 
 def is_used(address: str) -> bool:
@@ -152,16 +164,19 @@ def test_a_legal_move_is_stored_and_confirmed_and_uses_the_address(game, outbox,
     assert outbox.refusals == [] and is_used(address)
 
 
-@pytest.mark.parametrize(("name", "move"), [
-    ("gmail_top_posted.eml", "decide 1, 3"),
-    ("apple_mail.eml", "decide 2, 3"),
-    ("iphone.eml", "decide 1, 2"),
-    ("outlook_desktop.eml", "decide 1, 3"),
-    ("outlook_web.eml", "decide 2, 3"),
-    ("outlook_ios.eml", "decide 1, 2"),
-    ("thunderbird.eml", "decide 2, 3"),
-    ("german.eml", "decide 1, 3"),
-])
+@pytest.mark.parametrize(
+    ("name", "move"),
+    [
+        ("gmail_top_posted.eml", "decide 1, 3"),
+        ("apple_mail.eml", "decide 2, 3"),
+        ("iphone.eml", "decide 1, 2"),
+        ("outlook_desktop.eml", "decide 1, 3"),
+        ("outlook_web.eml", "decide 2, 3"),
+        ("outlook_ios.eml", "decide 1, 2"),
+        ("thunderbird.eml", "decide 2, 3"),
+        ("german.eml", "decide 1, 3"),
+    ],
+)
 def test_a_reply_from_each_mail_client_moves(game, outbox, starter, name, move):
     raw = sample(name, address_of(game, starter.colour), starter.email)
     result = handle_message(raw)
@@ -170,8 +185,9 @@ def test_a_reply_from_each_mail_client_moves(game, outbox, starter, name, move):
 
 
 def test_the_sender_is_compared_without_case(game, outbox, other):
-    raw = email("decide 2", to=address_of(game, other.colour),
-                sender=f"Someone <{other.email.upper()}>")
+    raw = email(
+        "decide 2", to=address_of(game, other.colour), sender=f"Someone <{other.email.upper()}>"
+    )
     assert handle_message(raw).verdict == Verdict.ACCEPTED
 
 
@@ -179,20 +195,23 @@ def test_the_sender_is_compared_without_case(game, outbox, other):
 
 
 def test_an_illegal_move_is_refused_with_the_engines_sentence_and_changes_nothing(
-        game, outbox, starter):
+    game, outbox, starter
+):
     address = address_of(game, starter.colour)
     before = snapshot(game)
     result = handle_message(email("decide 2", to=address, sender=starter.email))
     assert result.verdict == Verdict.REFUSED
     [(seat, accepted, commands, message)] = outbox.move_replies
     assert (seat.colour, accepted, commands) == (starter.colour, False, ["decide 2"])
-    assert (f"Not accepted: 'decide 2': {starter.colour} chooses 2 decision cards this turn."
-            in message)
+    assert (
+        f"Not accepted: 'decide 2': {starter.colour} chooses 2 decision cards this turn." in message
+    )
     assert snapshot(game) == before and not is_used(address)
 
 
-def test_a_refused_move_can_be_corrected_by_replying_again_to_the_same_address(game, outbox,
-                                                                              starter):
+def test_a_refused_move_can_be_corrected_by_replying_again_to_the_same_address(
+    game, outbox, starter
+):
     address = address_of(game, starter.colour)
     handle_message(email("decide 2", to=address, sender=starter.email))
     result = handle_message(email("decide 1, 3", to=address, sender=starter.email))
@@ -200,8 +219,7 @@ def test_a_refused_move_can_be_corrected_by_replying_again_to_the_same_address(g
     assert pending(game) == {starter.colour: "decide 1, 3"}
 
 
-def test_a_command_line_that_does_not_parse_applies_nothing_from_the_email(game, outbox,
-                                                                          starter):
+def test_a_command_line_that_does_not_parse_applies_nothing_from_the_email(game, outbox, starter):
     address = address_of(game, starter.colour)
     before = snapshot(game)
     handle_message(email("decide 1, 3\nbid five\n", to=address, sender=starter.email))
@@ -214,8 +232,7 @@ def test_a_command_line_that_does_not_parse_applies_nothing_from_the_email(game,
 def test_the_first_refused_command_stops_the_ones_after_it(game, outbox, starter):
     address = address_of(game, starter.colour)
     before = snapshot(game)
-    handle_message(email("break alliance C3 H5\ndecide 1, 3\n", to=address,
-                         sender=starter.email))
+    handle_message(email("break alliance C3 H5\ndecide 1, 3\n", to=address, sender=starter.email))
     [(_, accepted, _, message)] = outbox.move_replies
     assert not accepted
     assert "'break alliance C3 H5': the regions at C3 and H5 are not allied" in message
@@ -287,8 +304,7 @@ def test_the_same_email_delivered_twice_acts_once(game, outbox, starter):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_deliveries_of_an_email_at_the_same_time_act_once(on_postgresql, game, outbox,
-                                                             starter):
+def test_two_deliveries_of_an_email_at_the_same_time_act_once(on_postgresql, game, outbox, starter):
     raw = email("decide 1, 3", to=address_of(game, starter.colour), sender=starter.email)
     start = threading.Barrier(2)
     verdicts: list[Verdict] = []
@@ -309,8 +325,9 @@ def test_two_deliveries_of_an_email_at_the_same_time_act_once(on_postgresql, gam
     assert outbox.refusals == [(starter.email, USED)]
 
 
-def test_a_delivery_that_loses_the_claim_to_another_changes_nothing(game, outbox, starter,
-                                                                   monkeypatch):
+def test_a_delivery_that_loses_the_claim_to_another_changes_nothing(
+    game, outbox, starter, monkeypatch
+):
     """Another delivery claims the token after this one checked it, before it moved."""
     address = address_of(game, starter.colour)
     read_commands = replies.commands
@@ -324,8 +341,9 @@ def test_a_delivery_that_loses_the_claim_to_another_changes_nothing(game, outbox
     assert outbox.refusals == [(starter.email, USED)] and pending(game) == {}
 
 
-def test_a_phase_that_resolves_while_the_email_is_read_is_not_moved_in(game, outbox, starter,
-                                                                      monkeypatch):
+def test_a_phase_that_resolves_while_the_email_is_read_is_not_moved_in(
+    game, outbox, starter, monkeypatch
+):
     """The phase moves on after the address was checked, before the moves: the check is
     made again under the game's lock."""
     address = address_of(game, starter.colour)
@@ -375,25 +393,33 @@ def test_the_envelope_recipient_comes_before_the_headers(game, outbox, starter, 
 
 @pytest.mark.parametrize("header", ["Delivered-To", "X-Original-To", "Cc"])
 def test_the_token_is_found_in_the_headers_mail_servers_add(game, outbox, starter, header):
-    raw = email("decide 1, 3", to="Game list <games@localhost>", sender=starter.email,
-                headers={header: address_of(game, starter.colour)})
+    raw = email(
+        "decide 1, 3",
+        to="Game list <games@localhost>",
+        sender=starter.email,
+        headers={header: address_of(game, starter.colour)},
+    )
     assert handle_message(raw).verdict == Verdict.ACCEPTED
 
 
 # --- never answered: automatic emails ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("headers", [
-    {"Auto-Submitted": "auto-replied"},
-    {"Auto-Submitted": "auto-generated"},
-    {"X-Autoreply": "yes"},
-    {"Precedence": "bulk"},
-    {"Precedence": "auto_reply"},
-    {"Return-Path": "<>"},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Auto-Submitted": "auto-replied"},
+        {"Auto-Submitted": "auto-generated"},
+        {"X-Autoreply": "yes"},
+        {"Precedence": "bulk"},
+        {"Precedence": "auto_reply"},
+        {"Return-Path": "<>"},
+    ],
+)
 def test_auto_replies_are_ignored_without_an_answer(game, outbox, starter, headers):
-    raw = email("decide 1, 3", to=address_of(game, starter.colour), sender=starter.email,
-                headers=headers)
+    raw = email(
+        "decide 1, 3", to=address_of(game, starter.colour), sender=starter.email, headers=headers
+    )
     before = snapshot(game)
     assert handle_message(raw).verdict == Verdict.IGNORED
     assert outbox == Outbox() and snapshot(game) == before
@@ -415,8 +441,9 @@ def test_a_null_envelope_sender_is_a_bounce(game, outbox, starter, envelope_from
 
 
 def test_an_email_from_the_site_itself_is_not_answered(game, outbox, starter, settings):
-    raw = email("decide 1, 3", to=address_of(game, starter.colour),
-                sender=settings.DEFAULT_FROM_EMAIL)
+    raw = email(
+        "decide 1, 3", to=address_of(game, starter.colour), sender=settings.DEFAULT_FROM_EMAIL
+    )
     assert handle_message(raw).verdict == Verdict.IGNORED and outbox == Outbox()
 
 
@@ -424,8 +451,12 @@ def test_a_large_email_is_refused_and_changes_nothing(game, outbox, starter):
     message = EmailMessage()
     message["From"], message["To"] = starter.email, address_of(game, starter.colour)
     message.set_content("decide 1, 3\n")
-    message.add_attachment(os.urandom(inbound.MAX_MESSAGE_BYTES), maintype="image",
-                           subtype="jpeg", filename="board.jpg")
+    message.add_attachment(
+        os.urandom(inbound.MAX_MESSAGE_BYTES),
+        maintype="image",
+        subtype="jpeg",
+        filename="board.jpg",
+    )
     before = snapshot(game)
     handle_message(message.as_bytes())
     assert outbox.refusals == [(starter.email, TOO_LARGE)]
@@ -445,8 +476,15 @@ def test_the_pipe_command_reads_an_email_on_standard_input(game, outbox, starter
 
 def test_the_pipe_command_takes_the_envelope_from_the_mail_server(game, outbox, starter):
     raw = email("decide 1, 3", to="games@localhost", sender=starter.email)
-    call_command("receive_email", "--recipient", address_of(game, starter.colour), "--sender",
-                 starter.email, stdin=io.BytesIO(raw), stdout=io.StringIO())
+    call_command(
+        "receive_email",
+        "--recipient",
+        address_of(game, starter.colour),
+        "--sender",
+        starter.email,
+        stdin=io.BytesIO(raw),
+        stdout=io.StringIO(),
+    )
     assert pending(game) == {starter.colour: "decide 1, 3"}
 
 
@@ -459,14 +497,23 @@ def test_the_pipe_command_asks_for_a_retry_when_the_database_fails(monkeypatch):
     with pytest.raises(SystemExit) as exit_:
         call_command("receive_email", stdin=io.BytesIO(b"Subject: hi\n\nhi\n"), stderr=err)
     assert exit_.value.code == 75
-    assert err.getvalue() == ("receive_email: not handled, deliver again later: "
-                              "OperationalError: could not connect to server\n")
+    assert err.getvalue() == (
+        "receive_email: not handled, deliver again later: "
+        "OperationalError: could not connect to server\n"
+    )
 
 
 def run_manage(*args: str, stdin: bytes, database_url: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, "manage.py", *args], input=stdin, cwd=ROOT, env=env,
-                          capture_output=True, timeout=60, check=False)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        input=stdin,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
 
 
 def test_the_pipe_exits_75_with_one_line_when_the_database_is_unreachable(tmp_path):
@@ -479,8 +526,12 @@ def test_the_pipe_exits_75_with_one_line_when_the_database_is_unreachable(tmp_pa
 
 
 def test_the_pipe_exits_0_on_an_auto_reply_without_touching_the_database(tmp_path):
-    raw = email("decide 1, 3", to="play+sometoken@localhost", sender="alice@example.org",
-                headers={"Auto-Submitted": "auto-replied"})
+    raw = email(
+        "decide 1, 3",
+        to="play+sometoken@localhost",
+        sender="alice@example.org",
+        headers={"Auto-Submitted": "auto-replied"},
+    )
     missing = f"sqlite:///{tmp_path}/no/such/dir/db.sqlite3"
     done = run_manage("receive_email", stdin=raw, database_url=missing)
     assert (done.returncode, done.stderr) == (0, b"")
@@ -516,33 +567,44 @@ def test_a_reply_over_smtp_moves(game, outbox, starter, smtp_port):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_smtp_listener_answers_451_when_an_email_cannot_be_handled(game, starter, smtp_port,
-                                                                       monkeypatch):
+def test_the_smtp_listener_answers_451_when_an_email_cannot_be_handled(
+    game, starter, smtp_port, monkeypatch
+):
     def database_down(raw, **envelope):
         raise OperationalError("database is locked")
 
     monkeypatch.setattr(inbound, "handle_message", database_down)
     address = address_of(game, starter.colour)
-    with smtplib.SMTP("127.0.0.1", smtp_port) as client, \
-            pytest.raises(smtplib.SMTPDataError) as refused:
-        client.sendmail(starter.email, [address],
-                        email("decide 1, 3", to=address, sender=starter.email))
+    with (
+        smtplib.SMTP("127.0.0.1", smtp_port) as client,
+        pytest.raises(smtplib.SMTPDataError) as refused,
+    ):
+        client.sendmail(
+            starter.email, [address], email("decide 1, 3", to=address, sender=starter.email)
+        )
     assert refused.value.smtp_code == 451
 
 
-@pytest.mark.parametrize("recipient", ["someone@localhost", "play@localhost",
-                                       "play+sometoken@elsewhere.example"])
+@pytest.mark.parametrize(
+    "recipient", ["someone@localhost", "play@localhost", "play+sometoken@elsewhere.example"]
+)
 def test_the_smtp_listener_refuses_any_other_recipient(smtp_port, recipient):
-    with smtplib.SMTP("127.0.0.1", smtp_port) as client, \
-            pytest.raises(smtplib.SMTPRecipientsRefused) as refused:
+    with (
+        smtplib.SMTP("127.0.0.1", smtp_port) as client,
+        pytest.raises(smtplib.SMTPRecipientsRefused) as refused,
+    ):
         client.sendmail("alice@example.org", [recipient], b"Subject: hi\r\n\r\nhi\r\n")
     assert refused.value.recipients[recipient][0] == 550
 
 
 def test_run_smtpd_listens_until_it_is_told_to_stop():
     port = free_port()
-    process = subprocess.Popen([sys.executable, "manage.py", "run_smtpd", "--port", str(port)],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "run_smtpd", "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         with connect_when_listening(port, process) as client:
             assert client.ehlo()[0] == 250
@@ -586,10 +648,14 @@ def postmark_payload(raw: bytes, address: str, sender: str, *, with_raw_email: b
     payload = {
         "FromFull": {"Email": sender, "Name": "A player"},
         "ToFull": [{"Email": address, "Name": "Löwenherz", "MailboxHash": ""}],
-        "CcFull": [], "BccFull": [], "OriginalRecipient": address,
-        "Subject": "Re: Test game", "MessageID": "5e0c1d2a-77b4-4f0e-9c3b-1a2b3c4d5e6f",
+        "CcFull": [],
+        "BccFull": [],
+        "OriginalRecipient": address,
+        "Subject": "Re: Test game",
+        "MessageID": "5e0c1d2a-77b4-4f0e-9c3b-1a2b3c4d5e6f",
         "TextBody": "decide 1, 3\n\nOn Monday, Löwenherz wrote:\n> decide 2\n",
-        "HtmlBody": "", "StrippedTextReply": "decide 1, 3",
+        "HtmlBody": "",
+        "StrippedTextReply": "decide 1, 3",
         "Headers": [{"Name": "Return-Path", "Value": f"<{sender}>"}],
         "Attachments": [],
     }
@@ -599,45 +665,55 @@ def postmark_payload(raw: bytes, address: str, sender: str, *, with_raw_email: b
 
 
 @pytest.mark.parametrize("with_raw_email", [True, False])
-def test_a_reply_through_the_webhook_moves(client, game, outbox, starter, webhook_secret,
-                                           with_raw_email):
+def test_a_reply_through_the_webhook_moves(
+    client, game, outbox, starter, webhook_secret, with_raw_email
+):
     address = address_of(game, starter.colour)
     raw = sample("gmail_top_posted.eml", address, starter.email)
     payload = postmark_payload(raw, address, starter.email, with_raw_email=with_raw_email)
-    response = client.post(WEBHOOK, json.dumps(payload), content_type="application/json",
-                           HTTP_AUTHORIZATION=basic_auth(webhook_secret))
+    response = client.post(
+        WEBHOOK,
+        json.dumps(payload),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=basic_auth(webhook_secret),
+    )
     assert response.status_code == 200
     assert pending(game) == {starter.colour: "decide 1, 3"}
     assert [accepted for _, accepted, _, _ in outbox.move_replies] == [True]
 
 
-@pytest.mark.parametrize("authorization", [None, basic_auth("lowenherz:wrong"),
-                                           basic_auth("someone:else")],
-                         ids=["no secret", "wrong password", "wrong user"])
-def test_the_webhook_refuses_a_post_without_the_secret(client, game, outbox, starter,
-                                                       webhook_secret, authorization):
+@pytest.mark.parametrize(
+    "authorization",
+    [None, basic_auth("lowenherz:wrong"), basic_auth("someone:else")],
+    ids=["no secret", "wrong password", "wrong user"],
+)
+def test_the_webhook_refuses_a_post_without_the_secret(
+    client, game, outbox, starter, webhook_secret, authorization
+):
     address = address_of(game, starter.colour)
     raw = sample("gmail_top_posted.eml", address, starter.email)
     payload = postmark_payload(raw, address, starter.email, with_raw_email=True)
     before = snapshot(game)
     extra = {"HTTP_AUTHORIZATION": authorization} if authorization else {}
-    response = client.post(WEBHOOK, json.dumps(payload), content_type="application/json",
-                           **extra)
+    response = client.post(WEBHOOK, json.dumps(payload), content_type="application/json", **extra)
     assert response.status_code == 400  # anymail: SuspiciousOperation, "invalid basic auth"
     assert snapshot(game) == before and outbox == Outbox()
 
 
 def test_ending_an_alliance_by_email_leaves_the_address_for_the_phases_move(
-        game, outbox, starter, other):
+    game, outbox, starter, other
+):
     from engine.notation import format_cell
     from engine.serialize import state_from_json, state_to_json
 
     state = state_from_json(game.state)
-    castles = {c: cell for cell, c in state.pos.castles.items() if c in (starter.colour,
-                                                                        other.colour)}
+    castles = {
+        c: cell for cell, c in state.pos.castles.items() if c in (starter.colour, other.colour)
+    }
     mine, theirs = castles[starter.colour], castles[other.colour]
-    state.pos.alliances.add((mine, theirs) if (mine[1], mine[0]) <= (theirs[1], theirs[0])
-                            else (theirs, mine))
+    state.pos.alliances.add(
+        (mine, theirs) if (mine[1], mine[0]) <= (theirs[1], theirs[0]) else (theirs, mine)
+    )
     Game.objects.filter(pk=game.pk).update(state=state_to_json(state))
     address = address_of(game, starter.colour)
     text = f"break alliance {format_cell(mine)} {format_cell(theirs)}"

@@ -86,12 +86,20 @@ def test_the_page_quotes_only_the_start_of_a_refused_move(client, game, alice):
     assert len(message) < 400 and PendingSubmission.objects.count() == 0
 
 
-@pytest.mark.parametrize(("data", "sentence"), [
-    ({"form": "place", "castle": "F7 " * 100, "knight": "F8"},
-     "Castle: Ensure this value has at most 200 characters (it has 299)."),
-    ({"form": "walls", "walls": "F7/F8 " * 100},
-     "Walls, in the order placed: Ensure this value has at most 500 characters (it has 599)."),
-])
+@pytest.mark.parametrize(
+    ("data", "sentence"),
+    [
+        (
+            {"form": "place", "castle": "F7 " * 100, "knight": "F8"},
+            "Castle: Ensure this value has at most 200 characters (it has 299).",
+        ),
+        (
+            {"form": "walls", "walls": "F7/F8 " * 100},
+            "Walls, in the order placed: "
+            "Ensure this value has at most 500 characters (it has 599).",
+        ),
+    ],
+)
 def test_every_text_field_of_the_play_forms_has_a_limit(client, game, alice, data, sentence):
     before = snapshot(game)
     assert submit(client, alice, game, data) == [f"Not accepted: {sentence}"]
@@ -107,8 +115,7 @@ def test_a_long_run_of_spaces_by_email_is_refused_before_it_is_read(game, outbox
     address = address_of(game, starter.colour)
     before = snapshot(game)
     result = handle_message(email(text, to=address, sender=starter.email))
-    assert result.verdict == Verdict.REFUSED and "a move is at most 500 characters" in \
-        result.reason
+    assert result.verdict == Verdict.REFUSED and "a move is at most 500 characters" in result.reason
     [(_, accepted, commands, message)] = outbox.move_replies
     assert not accepted and len(message) < 1000 and sum(map(len, commands)) < 1000
     assert snapshot(game) == before
@@ -116,8 +123,9 @@ def test_a_long_run_of_spaces_by_email_is_refused_before_it_is_read(game, outbox
 
 def test_a_thousand_line_email_is_answered_with_a_short_echo(game, starter):
     lines = [f"line {n}: not a command, just some words" for n in range(1000)]
-    handle_message(email("\n".join(lines), to=address_of(game, starter.colour),
-                         sender=starter.email))
+    handle_message(
+        email("\n".join(lines), to=address_of(game, starter.colour), sender=starter.email)
+    )
     [answer] = OutgoingEmail.objects.all()
     assert answer.kind == "move_refused" and answer.to == starter.email
     assert "line 9: not a command" in answer.text and "line 10:" not in answer.text
@@ -125,30 +133,29 @@ def test_a_thousand_line_email_is_answered_with_a_short_echo(game, starter):
     assert len(answer.text) < 4000 and len(answer.html) < 8000
 
 
-def test_only_the_start_of_a_long_email_is_read_and_a_cut_applies_nothing(game, outbox,
-                                                                         starter):
+def test_only_the_start_of_a_long_email_is_read_and_a_cut_applies_nothing(game, outbox, starter):
     text = "decide 1, 3\n" + "words\n" * 3000  # the quote may hide the rest of a move
-    result = handle_message(email(text, to=address_of(game, starter.colour),
-                                  sender=starter.email))
+    result = handle_message(email(text, to=address_of(game, starter.colour), sender=starter.email))
     assert result.reason.startswith("Nothing was applied: only the first 2000 lines")
     assert PendingSubmission.objects.count() == 0
 
 
 @pytest.mark.parametrize("line", ["decide 1" + " " * 2000 + ", 3", "decide 1, 3" + "." * 995])
-def test_a_line_too_long_to_read_is_refused_not_cut_to_a_shorter_move(game, outbox, starter,
-                                                                     line):
-    result = handle_message(email(line, to=address_of(game, starter.colour),
-                                  sender=starter.email))
+def test_a_line_too_long_to_read_is_refused_not_cut_to_a_shorter_move(game, outbox, starter, line):
+    result = handle_message(email(line, to=address_of(game, starter.colour), sender=starter.email))
     assert "a move is at most 500 characters" in result.reason
     assert PendingSubmission.objects.count() == 0
 
 
 def test_a_thousand_moves_in_one_email_are_refused_with_a_short_echo(game, starter):
-    handle_message(email("decide 1\n" * 1000, to=address_of(game, starter.colour),
-                         sender=starter.email))
+    handle_message(
+        email("decide 1\n" * 1000, to=address_of(game, starter.colour), sender=starter.email)
+    )
     [answer] = OutgoingEmail.objects.all()
-    assert "one move per reply, please: this reply has 'decide 1' and 'decide 1' and " \
+    assert (
+        "one move per reply, please: this reply has 'decide 1' and 'decide 1' and "
         "'decide 1' and 997 more" in answer.text
+    )
     assert "… 990 more lines not shown" in answer.text and len(answer.text) < 4000
     assert PendingSubmission.objects.count() == 0
 
@@ -195,8 +202,12 @@ def test_forged_replies_over_smtp_send_no_email(game, smtp_port):
 def test_forged_replies_through_the_webhook_send_no_email(client, game, webhook_secret):
     for n in range(5):
         payload = postmark_payload(forged(n), FORGED_TOKEN, VICTIM, with_raw_email=True)
-        response = client.post(WEBHOOK, json.dumps(payload), content_type="application/json",
-                               HTTP_AUTHORIZATION=basic_auth(webhook_secret))
+        response = client.post(
+            WEBHOOK,
+            json.dumps(payload),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=basic_auth(webhook_secret),
+        )
         assert response.status_code == 200
     assert OutgoingEmail.objects.count() == 0
 
@@ -240,8 +251,9 @@ def test_refusals_to_one_address_are_limited_per_day(game, outbox, starter):
     address = address_of(game, starter.colour)
     handle_message(email("decide 1, 3", to=address, sender=starter.email))  # uses the address
     with rates(refusal="3/d"):
-        results = [handle_message(email("decide 2", to=address, sender=starter.email))
-                   for _ in range(5)]
+        results = [
+            handle_message(email("decide 2", to=address, sender=starter.email)) for _ in range(5)
+        ]
     assert [r.reason for r in results] == [USED] * 5  # refused each time...
     assert outbox.refusals == [(starter.email, USED)] * 3  # ...answered three times
 
@@ -257,8 +269,9 @@ def test_move_refusals_count_against_the_same_limit(game, outbox, starter):
 def test_emails_from_one_sender_are_limited_per_hour(game, outbox, starter):
     address = address_of(game, starter.colour)
     with rates(inbound="2/h"):
-        results = [handle_message(email("wals", to=address, sender=starter.email))
-                   for _ in range(3)]
+        results = [
+            handle_message(email("wals", to=address, sender=starter.email)) for _ in range(3)
+        ]
         last = handle_message(email("decide 1, 3", to=address, sender=starter.email))
     assert [r.reason for r in results][2:] == [OVER_LIMIT] and last.reason == OVER_LIMIT
     assert len(outbox.move_replies) == 2 and pending(game) == {}
@@ -275,30 +288,39 @@ def test_forged_replies_count_against_their_origins_limit(game):
 
 
 def post_webhook(client, body: bytes | str, secret: str = SECRET):
-    return client.post(WEBHOOK, body, content_type="application/json",
-                       HTTP_AUTHORIZATION=basic_auth(secret))
+    return client.post(
+        WEBHOOK, body, content_type="application/json", HTTP_AUTHORIZATION=basic_auth(secret)
+    )
 
 
-@pytest.mark.parametrize(("body", "sentence"), [
-    ("{not json", "the body is not JSON (UTF-8)"),
-    (b"\xff\xfe{}", "the body is not JSON (UTF-8)"),
-    ("[]", "the body must be one JSON object, not a list"),
-    ('"RawEmail"', "the body must be one JSON object, not a string"),
-    ("null", "the body must be one JSON object, not null"),
-    ('{"RawEmail": 12}', "RawEmail must be a string, not a number"),
-    ('{"FromFull": "me@example.org"}', "FromFull: must be an object, not a string"),
-    ('{"ToFull": {"Email": "x@example.org"}}', "ToFull: must be a list, not an object"),
-    ('{"Headers": ["Subject: hi"]}', "Headers: item 0: must be an object, not a string"),
-    ('{"Headers": [{"Name": "Return-Path"}]}', "Headers: item 0: needs Value as a string"),
-    ('{"Attachments": [{"ContentType": "image/png"}]}', "Attachments: item 0: needs Content"),
-    ('{"RecordType": "Bounce"}',
-     "RecordType must be Inbound: this address takes inbound emails only"),
-    ('{"Attachments": [{"ContentType": "text/plain", "Content": "not base64!"}]}',
-     "the fields do not make an email (Error)"),
-    ('{"Subject": "two\\nlines"}', "the fields do not make an email (ValueError)"),
-])
-def test_a_malformed_post_is_answered_400_with_a_sentence(client, game, outbox, webhook_secret,
-                                                          body, sentence):
+@pytest.mark.parametrize(
+    ("body", "sentence"),
+    [
+        ("{not json", "the body is not JSON (UTF-8)"),
+        (b"\xff\xfe{}", "the body is not JSON (UTF-8)"),
+        ("[]", "the body must be one JSON object, not a list"),
+        ('"RawEmail"', "the body must be one JSON object, not a string"),
+        ("null", "the body must be one JSON object, not null"),
+        ('{"RawEmail": 12}', "RawEmail must be a string, not a number"),
+        ('{"FromFull": "me@example.org"}', "FromFull: must be an object, not a string"),
+        ('{"ToFull": {"Email": "x@example.org"}}', "ToFull: must be a list, not an object"),
+        ('{"Headers": ["Subject: hi"]}', "Headers: item 0: must be an object, not a string"),
+        ('{"Headers": [{"Name": "Return-Path"}]}', "Headers: item 0: needs Value as a string"),
+        ('{"Attachments": [{"ContentType": "image/png"}]}', "Attachments: item 0: needs Content"),
+        (
+            '{"RecordType": "Bounce"}',
+            "RecordType must be Inbound: this address takes inbound emails only",
+        ),
+        (
+            '{"Attachments": [{"ContentType": "text/plain", "Content": "not base64!"}]}',
+            "the fields do not make an email (Error)",
+        ),
+        ('{"Subject": "two\\nlines"}', "the fields do not make an email (ValueError)"),
+    ],
+)
+def test_a_malformed_post_is_answered_400_with_a_sentence(
+    client, game, outbox, webhook_secret, body, sentence
+):
     before = snapshot(game)
     response = post_webhook(client, body)
     assert (response.status_code, response.content.decode()) == (400, f"{sentence}\n")

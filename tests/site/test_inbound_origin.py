@@ -45,8 +45,7 @@ from tests.site.test_inbound import (
 )
 from tests.site.test_inbound_bounds import rates
 
-fast_passwords, outbox, starter, other = base.fast_passwords, base.outbox, base.starter, \
-    base.other
+fast_passwords, outbox, starter, other = base.fast_passwords, base.outbox, base.starter, base.other
 smtp_port, webhook_secret = base.smtp_port, base.webhook_secret
 
 pytestmark = pytest.mark.django_db
@@ -73,12 +72,13 @@ def dropped_notices() -> list[OutgoingEmail]:
 
 def test_sixty_forged_emails_in_a_players_name_do_not_drop_their_reply(game, outbox, starter):
     count = int(settings.RATE_LIMITS["inbound"].split("/")[0])
-    results = [handle_message(forged(n, starter.email), origin=FORGER)
-               for n in range(count + 1)]
+    results = [handle_message(forged(n, starter.email), origin=FORGER) for n in range(count + 1)]
     assert reasons(results) == [UNKNOWN] * count + [OVER_LIMIT]  # the forger is stopped
     # ...and the player, even sending through the very same server, is not.
-    move = handle_message(email("decide 1, 3", to=address_of(game, starter.colour),
-                                sender=starter.email), origin=FORGER)
+    move = handle_message(
+        email("decide 1, 3", to=address_of(game, starter.colour), sender=starter.email),
+        origin=FORGER,
+    )
     assert move.verdict == Verdict.ACCEPTED and pending(game) == {starter.colour: "decide 1, 3"}
     assert dropped_notices() == [] and outbox.refusals == []
 
@@ -97,24 +97,33 @@ def test_emails_without_a_live_token_of_their_own_count_by_their_origin(game, st
 def test_a_players_token_from_a_stranger_spends_no_limit_of_the_player(game, outbox, starter):
     address = address_of(game, starter.colour)
     with rates(inbound="2/h"):
-        stolen = [handle_message(email("decide 1, 3", to=address, sender=STRANGER),
-                                 origin=FORGER) for _ in range(3)]
-        move = handle_message(email("decide 1, 3", to=address, sender=starter.email),
-                              origin=FORGER)
+        stolen = [
+            handle_message(email("decide 1, 3", to=address, sender=STRANGER), origin=FORGER)
+            for _ in range(3)
+        ]
+        move = handle_message(email("decide 1, 3", to=address, sender=starter.email), origin=FORGER)
     assert reasons(stolen) == [WRONG_SENDER, WRONG_SENDER, OVER_LIMIT]
     assert move.verdict == Verdict.ACCEPTED and outbox.refusals == []
 
 
 def test_another_players_token_in_a_players_name_spends_no_limit_of_either(
-        game, outbox, starter, other):
+    game, outbox, starter, other
+):
     """The From: of the starter, the token of the other player: foreign to both."""
     with rates(inbound="2/h"):
-        foreign = [handle_message(email("decide 2", to=address_of(game, other.colour),
-                                        sender=starter.email), origin=FORGER)
-                   for _ in range(3)]
-        moves = [handle_message(email(text, to=address_of(game, player.colour),
-                                      sender=player.email), origin=FORGER)
-                 for text, player in (("decide 1, 3", starter), ("decide 2", other))]
+        foreign = [
+            handle_message(
+                email("decide 2", to=address_of(game, other.colour), sender=starter.email),
+                origin=FORGER,
+            )
+            for _ in range(3)
+        ]
+        moves = [
+            handle_message(
+                email(text, to=address_of(game, player.colour), sender=player.email), origin=FORGER
+            )
+            for text, player in (("decide 1, 3", starter), ("decide 2", other))
+        ]
     assert reasons(foreign) == [WRONG_SENDER, WRONG_SENDER, OVER_LIMIT]
     assert [move.verdict for move in moves] == [Verdict.ACCEPTED] * 2
 
@@ -123,10 +132,13 @@ def test_a_finished_games_token_counts_by_origin(game, outbox, starter):
     address = address_of(game, starter.colour)
     Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
     with rates(inbound="1/h"):
-        here = [handle_message(email("decide 1, 3", to=address, sender=starter.email),
-                               origin=FORGER) for _ in range(2)]
-        elsewhere = handle_message(email("decide 1, 3", to=address, sender=starter.email),
-                                   origin="smtp:198.51.100.7")
+        here = [
+            handle_message(email("decide 1, 3", to=address, sender=starter.email), origin=FORGER)
+            for _ in range(2)
+        ]
+        elsewhere = handle_message(
+            email("decide 1, 3", to=address, sender=starter.email), origin="smtp:198.51.100.7"
+        )
     assert here[0].reason.startswith("the game is over") and here[1].reason == OVER_LIMIT
     assert elsewhere.reason.startswith("the game is over")  # not the player's account's
     assert dropped_notices() == []
@@ -138,8 +150,12 @@ def test_a_finished_games_token_counts_by_origin(game, outbox, starter):
 def test_a_players_own_replies_count_by_account_whatever_their_origin(game, outbox, starter):
     address = address_of(game, starter.colour)
     with rates(inbound="2/h"):
-        results = [handle_message(email("wals", to=address, sender=starter.email),
-                                  origin=f"smtp:198.51.100.{n}") for n in range(3)]
+        results = [
+            handle_message(
+                email("wals", to=address, sender=starter.email), origin=f"smtp:198.51.100.{n}"
+            )
+            for n in range(3)
+        ]
     assert [r.verdict for r in results][:2] == [Verdict.REFUSED] * 2
     assert results[2].reason == OVER_LIMIT
 
@@ -147,8 +163,10 @@ def test_a_players_own_replies_count_by_account_whatever_their_origin(game, outb
 def test_a_player_whose_reply_is_dropped_is_told_once_a_day(game, outbox, starter):
     address = address_of(game, starter.colour)
     with rates(inbound="2/h"):
-        results = [handle_message(email("wals", to=address, sender=starter.email),
-                                  origin=FORGER) for _ in range(5)]
+        results = [
+            handle_message(email("wals", to=address, sender=starter.email), origin=FORGER)
+            for _ in range(5)
+        ]
         [notice] = dropped_notices()  # three dropped, one notice
     assert reasons(results)[2:] == [OVER_LIMIT] * 3
     user = game.seats.get(colour=starter.colour).user
@@ -165,50 +183,67 @@ def test_a_strangers_dropped_emails_tell_nobody(game, outbox, starter):
     with rates(inbound="1/h"):
         for n in range(3):
             handle_message(forged(n, starter.email), origin=FORGER)
-            handle_message(email("decide 1, 3", to=address_of(game, starter.colour),
-                                 sender=STRANGER), origin=FORGER)
+            handle_message(
+                email("decide 1, 3", to=address_of(game, starter.colour), sender=STRANGER),
+                origin=FORGER,
+            )
     assert dropped_notices() == [] and outbox.refusals == []
 
 
 # --- where an email comes from, by the way in ----------------------------------------------------
 
 
-@pytest.mark.parametrize(("address", "origin"), [
-    ("203.0.113.5", "smtp:203.0.113.5"),
-    ("::ffff:203.0.113.5", "smtp:203.0.113.5"),
-    ("2001:db8:1:2:3:4:5:6", "smtp:2001:db8:1:2::/64"),  # one machine may hold a /64
-    ("[2001:db8:1:2::9]", "smtp:2001:db8:1:2::/64"),
-    ("", "smtp"), (None, "smtp"),  # one origin for all the way in cannot tell apart
-])
+@pytest.mark.parametrize(
+    ("address", "origin"),
+    [
+        ("203.0.113.5", "smtp:203.0.113.5"),
+        ("::ffff:203.0.113.5", "smtp:203.0.113.5"),
+        ("2001:db8:1:2:3:4:5:6", "smtp:2001:db8:1:2::/64"),  # one machine may hold a /64
+        ("[2001:db8:1:2::9]", "smtp:2001:db8:1:2::/64"),
+        ("", "smtp"),
+        (None, "smtp"),  # one origin for all the way in cannot tell apart
+    ],
+)
 def test_an_origin_is_the_way_in_and_the_network_address(address, origin):
     assert origin_of("smtp", address) == origin
 
 
 def spf(ip: str) -> str:
-    return (f"Pass (sender SPF authorized) identity=mailfrom; client-ip={ip}; "
-            "helo=mail.example.org; envelope-from=alice@example.org; receiver=play@localhost")
+    return (
+        f"Pass (sender SPF authorized) identity=mailfrom; client-ip={ip}; "
+        "helo=mail.example.org; envelope-from=alice@example.org; receiver=play@localhost"
+    )
 
 
-@pytest.mark.parametrize(("headers", "origin"), [
-    ([spf("192.0.2.10")], "postmark:192.0.2.10"),
-    ([], "postmark"),
-    ([spf("192.0.2.10"), spf("192.0.2.11")], "postmark"),  # the sender wrote one of them
-    (["None (no SPF record)"], "postmark"),
-])
+@pytest.mark.parametrize(
+    ("headers", "origin"),
+    [
+        ([spf("192.0.2.10")], "postmark:192.0.2.10"),
+        ([], "postmark"),
+        ([spf("192.0.2.10"), spf("192.0.2.11")], "postmark"),  # the sender wrote one of them
+        (["None (no SPF record)"], "postmark"),
+    ],
+)
 def test_the_webhooks_origin_is_the_providers_received_spf(headers, origin):
-    raw = "".join(f"Received-SPF: {value}\r\n" for value in headers) + \
-        "From: alice@example.org\r\nSubject: hi\r\n\r\ndecide 1, 3\r\n"
+    raw = (
+        "".join(f"Received-SPF: {value}\r\n" for value in headers)
+        + "From: alice@example.org\r\nSubject: hi\r\n\r\ndecide 1, 3\r\n"
+    )
     assert provider_origin(AnymailInboundMessage.parse_raw_mime(raw), "postmark") == origin
 
 
 def over_limit_logged(caplog) -> int:
-    return sum(OVER_LIMIT in record.getMessage() for record in caplog.records
-               if record.name == "games.mail.inbound")
+    return sum(
+        OVER_LIMIT in record.getMessage()
+        for record in caplog.records
+        if record.name == "games.mail.inbound"
+    )
 
 
 @pytest.mark.django_db(transaction=True)  # the listener's thread sees committed rows only
 def test_the_smtp_listener_counts_forged_mail_by_the_connecting_address(
-        game, outbox, starter, smtp_port, caplog):
+    game, outbox, starter, smtp_port, caplog
+):
     caplog.set_level(logging.INFO, logger="games.mail.inbound")
 
     def send(source: str, raw: bytes, to: str) -> None:
@@ -229,8 +264,7 @@ def test_the_smtp_listener_counts_forged_mail_by_the_connecting_address(
 def test_the_pipe_counts_forged_mail_by_the_client_address(game, outbox, starter):
     def pipe(raw: bytes, client: str) -> str:
         out = io.StringIO()
-        call_command("receive_email", "--client-address", client, stdin=io.BytesIO(raw),
-                     stdout=out)
+        call_command("receive_email", "--client-address", client, stdin=io.BytesIO(raw), stdout=out)
         return out.getvalue().strip()
 
     with rates(inbound="2/h"):
@@ -245,14 +279,19 @@ def test_the_pipe_counts_forged_mail_by_the_client_address(game, outbox, starter
 
 
 def test_the_webhook_counts_forged_mail_by_the_providers_client_ip(
-        client, game, outbox, starter, webhook_secret, caplog):
+    client, game, outbox, starter, webhook_secret, caplog
+):
     caplog.set_level(logging.INFO, logger="games.mail.inbound")
 
     def post(raw: bytes, to: str, ip: str) -> None:
         received = f"Received-SPF: {spf(ip)}\n".encode() + raw  # what the provider adds
         payload = postmark_payload(received, to, starter.email, with_raw_email=True)
-        response = client.post(WEBHOOK, json.dumps(payload), content_type="application/json",
-                               HTTP_AUTHORIZATION=basic_auth(SECRET))
+        response = client.post(
+            WEBHOOK,
+            json.dumps(payload),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=basic_auth(SECRET),
+        )
         assert response.status_code == 200
 
     before = snapshot(game)

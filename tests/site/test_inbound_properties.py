@@ -30,9 +30,11 @@ pytestmark = pytest.mark.django_db
 
 fast_passwords, starter, webhook_secret = base.fast_passwords, base.starter, base.webhook_secret
 
-EXAMPLES = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                           HealthCheck.too_slow])
+EXAMPLES = settings(
+    max_examples=60,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 
 @pytest.fixture(autouse=True)
@@ -60,12 +62,32 @@ def check_outcome(result, before: tuple, game, emails_before: int) -> None:
 
 # --- what a person may write ----------------------------------------------------------------
 
-LINES = st.sampled_from([
-    "decide 1, 3", "decide 2", "pass", "walls F7 / F8", "knight F7", "expand G7 G8",
-    "treasure 10", "> decide 2", "On Monday, Löwenherz wrote:", "-- ", "Sent from my iPhone",
-    "From: x Sent: y", "________________", "1. decide 1", "<div>", "x" * 1200, " " * 3000,
-    "am " + " schrieb" * 200, "décidé", "\u200b", "\r", "",
-])
+LINES = st.sampled_from(
+    [
+        "decide 1, 3",
+        "decide 2",
+        "pass",
+        "walls F7 / F8",
+        "knight F7",
+        "expand G7 G8",
+        "treasure 10",
+        "> decide 2",
+        "On Monday, Löwenherz wrote:",
+        "-- ",
+        "Sent from my iPhone",
+        "From: x Sent: y",
+        "________________",
+        "1. decide 1",
+        "<div>",
+        "x" * 1200,
+        " " * 3000,
+        "am " + " schrieb" * 200,
+        "décidé",
+        "\u200b",
+        "\r",
+        "",
+    ]
+)
 BODIES = st.one_of(
     st.lists(st.one_of(LINES, st.text(max_size=80)), max_size=40).map("\n".join),
     st.text(max_size=3000),
@@ -81,36 +103,74 @@ def test_any_text_reads_as_commands_ignored_lines_or_errors(text: str) -> None:
 
 
 @EXAMPLES
-@given(html=st.one_of(st.text(max_size=2000), st.lists(st.sampled_from(
-    ["<div>", "</div>", "<blockquote>", "</blockquote>", "<br>", "<p>", "decide 1, 3",
-     "<div id=divRplyFwdMsg>", "<div style='border-top:solid'>", "&nbsp;", "<pre>", "<!--",
-     "<script>", "</span>", "<"]), max_size=200).map("".join)))
+@given(
+    html=st.one_of(
+        st.text(max_size=2000),
+        st.lists(
+            st.sampled_from(
+                [
+                    "<div>",
+                    "</div>",
+                    "<blockquote>",
+                    "</blockquote>",
+                    "<br>",
+                    "<p>",
+                    "decide 1, 3",
+                    "<div id=divRplyFwdMsg>",
+                    "<div style='border-top:solid'>",
+                    "&nbsp;",
+                    "<pre>",
+                    "<!--",
+                    "<script>",
+                    "</span>",
+                    "<",
+                ]
+            ),
+            max_size=200,
+        ).map("".join),
+    )
+)
 def test_any_html_reads_as_text(html: str) -> None:
     assert isinstance(replies.html_text(html), str)
 
 
 @EXAMPLES
-@given(body=st.one_of(BODIES.map(str.encode), st.binary(max_size=3000)),
-       content_type=st.sampled_from([
-           "text/plain; charset=utf-8", "text/plain; charset=x-unknown", "text/html",
-           "text/plain; format=flowed; delsp=yes", "multipart/alternative; boundary=b",
-           "multipart/mixed", "application/octet-stream", "text/plain; charset=\"",
-       ]),
-       encoding=st.sampled_from(["8bit", "base64", "quoted-printable", "x-unknown"]))
-def test_any_body_from_the_seats_player_is_answered_or_accepted(game, starter, body: bytes,
-                                                               content_type: str,
-                                                               encoding: str) -> None:
-    raw = (f"From: {starter.email}\r\nTo: {address_of(game, starter.colour)}\r\n"
-           f"Subject: Re: your move\r\nMIME-Version: 1.0\r\nContent-Type: {content_type}\r\n"
-           f"Content-Transfer-Encoding: {encoding}\r\n\r\n").encode() + body
+@given(
+    body=st.one_of(BODIES.map(str.encode), st.binary(max_size=3000)),
+    content_type=st.sampled_from(
+        [
+            "text/plain; charset=utf-8",
+            "text/plain; charset=x-unknown",
+            "text/html",
+            "text/plain; format=flowed; delsp=yes",
+            "multipart/alternative; boundary=b",
+            "multipart/mixed",
+            "application/octet-stream",
+            'text/plain; charset="',
+        ]
+    ),
+    encoding=st.sampled_from(["8bit", "base64", "quoted-printable", "x-unknown"]),
+)
+def test_any_body_from_the_seats_player_is_answered_or_accepted(
+    game, starter, body: bytes, content_type: str, encoding: str
+) -> None:
+    raw = (
+        f"From: {starter.email}\r\nTo: {address_of(game, starter.colour)}\r\n"
+        f"Subject: Re: your move\r\nMIME-Version: 1.0\r\nContent-Type: {content_type}\r\n"
+        f"Content-Transfer-Encoding: {encoding}\r\n\r\n"
+    ).encode() + body
     before, emails = snapshot(game), OutgoingEmail.objects.count()
     check_outcome(handle_message(raw), before, game, emails)
     PendingSubmission.objects.all().delete()  # an accepted move: the next example starts over
 
 
 @EXAMPLES
-@given(raw=st.one_of(st.binary(max_size=2000),
-                     st.text(max_size=2000).map(lambda t: t.encode("utf-8", "surrogatepass"))))
+@given(
+    raw=st.one_of(
+        st.binary(max_size=2000),
+        st.text(max_size=2000).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    )
+)
 def test_any_bytes_are_handled_and_answer_nobody(game, raw: bytes) -> None:
     before, emails = snapshot(game), OutgoingEmail.objects.count()
     result = handle_message(raw)
@@ -122,12 +182,28 @@ def test_any_bytes_are_handled_and_answer_nobody(game, raw: bytes) -> None:
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=40),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner,
-                                                                 max_size=4),
-    max_leaves=12)
-FIELD_NAMES = ["RawEmail", "FromFull", "ToFull", "CcFull", "BccFull", "Headers", "Attachments",
-               "Subject", "TextBody", "HtmlBody", "OriginalRecipient", "RecordType", "Date",
-               "ReplyTo", "MessageID"]
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+FIELD_NAMES = [
+    "RawEmail",
+    "FromFull",
+    "ToFull",
+    "CcFull",
+    "BccFull",
+    "Headers",
+    "Attachments",
+    "Subject",
+    "TextBody",
+    "HtmlBody",
+    "OriginalRecipient",
+    "RecordType",
+    "Date",
+    "ReplyTo",
+    "MessageID",
+]
 
 
 def raw_reply(to: str, sender: str, text: str) -> str:
@@ -143,9 +219,11 @@ def postmark_like(draw, address: str, sender: str) -> dict:
     good = {
         "RawEmail": raw_reply(address, sender, draw(BODIES)),
         "FromFull": {"Email": sender, "Name": draw(st.text(max_size=20))},
-        "ToFull": [{"Email": address, "Name": ""}], "OriginalRecipient": address,
+        "ToFull": [{"Email": address, "Name": ""}],
+        "OriginalRecipient": address,
         "Headers": [{"Name": "Return-Path", "Value": f"<{sender}>"}],
-        "TextBody": draw(BODIES), "Subject": draw(st.text(max_size=40)),
+        "TextBody": draw(BODIES),
+        "Subject": draw(st.text(max_size=40)),
     }
     payload = {}
     for name in draw(st.lists(st.sampled_from(FIELD_NAMES), unique=True, max_size=8)):
@@ -154,8 +232,9 @@ def postmark_like(draw, address: str, sender: str) -> dict:
 
 
 def post(client, body: bytes):
-    return client.post(WEBHOOK, body, content_type="application/json",
-                       HTTP_AUTHORIZATION=basic_auth(base.SECRET))
+    return client.post(
+        WEBHOOK, body, content_type="application/json", HTTP_AUTHORIZATION=basic_auth(base.SECRET)
+    )
 
 
 def check_webhook(client, game, body: bytes) -> None:
@@ -174,14 +253,14 @@ def check_webhook(client, game, body: bytes) -> None:
 
 @EXAMPLES
 @given(body=st.one_of(st.binary(max_size=500), JSON.map(lambda v: json.dumps(v).encode())))
-def test_any_body_posted_to_the_webhook_is_200_or_400(client, game, webhook_secret,
-                                                      body: bytes) -> None:
+def test_any_body_posted_to_the_webhook_is_200_or_400(
+    client, game, webhook_secret, body: bytes
+) -> None:
     check_webhook(client, game, body)
 
 
 @EXAMPLES
 @given(data=st.data())
-def test_any_postmark_like_post_is_200_or_400(client, game, starter, webhook_secret,
-                                              data) -> None:
+def test_any_postmark_like_post_is_200_or_400(client, game, starter, webhook_secret, data) -> None:
     payload = data.draw(postmark_like(address_of(game, starter.colour), starter.email))
     check_webhook(client, game, json.dumps(payload).encode())

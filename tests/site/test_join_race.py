@@ -71,30 +71,44 @@ def race(*joins: Callable[[], object]) -> list[str]:
 
 def open_game(alice: User, bob: User, player_count: int) -> Game:
     game = services.create_game(
-        alice, name="Race", player_count=player_count, setup="basic", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour="red",
-        computer_colours=[])
+        alice,
+        name="Race",
+        player_count=player_count,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     services.join_game(game.pk, bob, "ochre")
     return game
 
 
-def test_two_joins_for_the_last_seat_seat_one_and_refuse_the_other(on_postgresql, alice, bob,
-                                                                   lingering_seats):
+def test_two_joins_for_the_last_seat_seat_one_and_refuse_the_other(
+    on_postgresql, alice, bob, lingering_seats
+):
     game = open_game(alice, bob, player_count=3)
     charlie, dave = make_user("charlie"), make_user("dave")
-    outcomes = race(lambda: services.join_game(game.pk, charlie, "lilac"),
-                    lambda: services.join_game(game.pk, dave, "grey"))
+    outcomes = race(
+        lambda: services.join_game(game.pk, charlie, "lilac"),
+        lambda: services.join_game(game.pk, dave, "grey"),
+    )
     assert sorted(outcomes) == ["joined", "this game has already started"]
     game.refresh_from_db()
     assert game.status == Game.Status.RUNNING and game.seats.count() == 3
 
 
-def test_two_joins_for_the_same_colour_seat_one_and_refuse_the_other(on_postgresql, alice,
-                                                                     bob, lingering_seats):
+def test_two_joins_for_the_same_colour_seat_one_and_refuse_the_other(
+    on_postgresql, alice, bob, lingering_seats
+):
     game = open_game(alice, bob, player_count=4)
     charlie, dave = make_user("charlie"), make_user("dave")
-    outcomes = race(lambda: services.join_game(game.pk, charlie, "lilac"),
-                    lambda: services.join_game(game.pk, dave, "lilac"))
+    outcomes = race(
+        lambda: services.join_game(game.pk, charlie, "lilac"),
+        lambda: services.join_game(game.pk, dave, "lilac"),
+    )
     assert sorted(outcomes) == ["joined", "lilac is taken; choose another colour"]
     game.refresh_from_db()
     assert game.status == Game.Status.OPEN

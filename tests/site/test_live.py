@@ -64,11 +64,23 @@ def test_another_player_s_private_event_leaves_my_version_alone(game, alice):
     client = as_user(alice)
     before = game_live(client, game).json()["game"]["version"]
     last = game.events.order_by("-index").values_list("index", flat=True).first() or 0
-    game.events.create(index=last + 1, phase_number=game.phase_number, turn=game.turn,
-                       kind="decided", data={"player": "ochre"}, to_colour="ochre")
+    game.events.create(
+        index=last + 1,
+        phase_number=game.phase_number,
+        turn=game.turn,
+        kind="decided",
+        data={"player": "ochre"},
+        to_colour="ochre",
+    )
     assert game_live(client, game).json()["game"]["version"] == before
-    game.events.create(index=last + 2, phase_number=game.phase_number, turn=game.turn,
-                       kind="decided", data={"player": "red"}, to_colour="red")
+    game.events.create(
+        index=last + 2,
+        phase_number=game.phase_number,
+        turn=game.turn,
+        kind="decided",
+        data={"player": "red"},
+        to_colour="red",
+    )
     assert game_live(client, game).json()["game"]["version"] != before
 
 
@@ -107,12 +119,22 @@ def test_a_visitor_polls_a_public_game_with_no_count(game):
 
 
 def test_the_count_is_the_games_waiting_for_me_where_I_have_not_submitted(
-        alice, bob, charlie, dave):
+    alice, bob, charlie, dave
+):
     first = three_player_game(alice, bob, charlie)
     three_player_game(alice, bob, charlie, name="Second")
-    services.create_game(alice, name="Open", player_count=3, setup="basic",
-                         decisions="sealed", money="hidden", deadline_hours=48,
-                         invite_only=False, colour="red", computer_colours=[])
+    services.create_game(
+        alice,
+        name="Open",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     assert your_move_count(alice) == 2  # the open game waits for players, not for her
     submit_default(first, "red")
     assert your_move_count(alice) == 1
@@ -126,12 +148,13 @@ def test_the_nav_shows_the_count_and_the_poll_answers_it(alice, bob, charlie):
     game = three_player_game(alice, bob, charlie)
     client = as_user(bob)
     page = client.get(reverse("lobby")).content.decode()
-    assert 'id="your-move-count">1<' in page and 'data-live-seconds=' in page
+    assert 'id="your-move-count">1<' in page and "data-live-seconds=" in page
     first = client.get(reverse("live"))
     assert first.json() == {"your_move": 1}
     submit_default(game, "ochre")
-    assert client.get(reverse("live"), headers={"If-None-Match": first["ETag"]}
-                      ).json() == {"your_move": 0}
+    assert client.get(reverse("live"), headers={"If-None-Match": first["ETag"]}).json() == {
+        "your_move": 0
+    }
     page = client.get(reverse("lobby")).content.decode()
     assert 'id="nav-your-move" hidden' in page
 
@@ -139,15 +162,33 @@ def test_the_nav_shows_the_count_and_the_poll_answers_it(alice, bob, charlie):
 def test_the_lobby_version_follows_my_games_and_the_open_games(alice, bob, charlie, dave):
     client = as_user(alice)
     url = reverse("live") + "?lobby=1"
-    game = services.create_game(alice, name="Gathering", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=[])
+    game = services.create_game(
+        alice,
+        name="Gathering",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     versions = [client.get(url).json()["lobby"]]
     services.join_game(game.pk, bob, "ochre")  # a seat taken in my game
     versions.append(client.get(url).json()["lobby"])
-    services.create_game(dave, name="Dave's", player_count=3, setup="basic",
-                         decisions="sealed", money="hidden", deadline_hours=48,
-                         invite_only=False, colour="red", computer_colours=[])
+    services.create_game(
+        dave,
+        name="Dave's",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     versions.append(client.get(url).json()["lobby"])  # a new open game
     assert client.get(url).json()["lobby"] == versions[-1]  # nothing changed since
     assert len(set(versions)) == 3
@@ -158,8 +199,7 @@ def test_the_poll_is_read_only(alice, path):
     assert as_user(alice).post(path).status_code == 405
 
 
-def test_a_magic_link_session_polls_its_game_without_the_accounts_count(client, game,
-                                                                       alice):
+def test_a_magic_link_session_polls_its_game_without_the_accounts_count(client, game, alice):
     """A session a magic link opened is kept to one game (games.middleware): its game page
     polls that game (issue 21, item 9; it did not poll at all), but neither the page nor
     the answer counts the account's other games, and nothing polls `/live/`."""

@@ -23,25 +23,45 @@ from tests.site.test_live import submit_default
 
 def open_game(creator: User, name: str = "Open game", **options) -> Game:
     """A game gathering players: the creator plays red."""
-    settings = {"name": name, "player_count": 3, "setup": "basic", "decisions": "sealed",
-                "money": "hidden", "deadline_hours": 48, "invite_only": False,
-                "colour": "red", "computer_colours": [], **options}
+    settings = {
+        "name": name,
+        "player_count": 3,
+        "setup": "basic",
+        "decisions": "sealed",
+        "money": "hidden",
+        "deadline_hours": 48,
+        "invite_only": False,
+        "colour": "red",
+        "computer_colours": [],
+        **options,
+    }
     return services.create_game(creator, **settings)
 
 
 def finish(game: Game, winners: list[str]) -> Game:
     # Playing a whole game through the site is the engine's tests' job; here only the
     # lobby's listing of finished games matters.
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, winners=winners,
-                                           waiting=[], deadline=None,
-                                           finished_at=timezone.now())
+    Game.objects.filter(pk=game.pk).update(
+        status=Game.Status.FINISHED,
+        winners=winners,
+        waiting=[],
+        deadline=None,
+        finished_at=timezone.now(),
+    )
     return Game.objects.get(pk=game.pk)
 
 
 def form_data(**changes) -> dict:
-    return {"name": "Friday game", "player_count": "3", "setup": "basic",
-            "decisions": "sealed", "money": "hidden", "deadline_hours": "48",
-            "colour": "red", **changes}
+    return {
+        "name": "Friday game",
+        "player_count": "3",
+        "setup": "basic",
+        "decisions": "sealed",
+        "money": "hidden",
+        "deadline_hours": "48",
+        "colour": "red",
+        **changes,
+    }
 
 
 def listed(response, section: str) -> list[Game]:
@@ -63,8 +83,7 @@ def test_anonymous_users_see_open_and_finished_games_and_links_to_log_in(client,
     assert f'id="join-{gathering.pk}-ochre"' not in page
 
 
-def test_open_games_are_those_with_free_seats_and_not_invite_only(client, alice, bob, dave,
-                                                                  game):
+def test_open_games_are_those_with_free_seats_and_not_invite_only(client, alice, bob, dave, game):
     listed_game = open_game(alice, "Listed")
     open_game(bob, "Private", invite_only=True)
     client.force_login(dave)
@@ -124,14 +143,19 @@ def test_the_lobby_says_whom_a_game_waits_for(client, alice, bob, game):
 def test_when_a_game_waits_for_me_too_the_lobby_names_the_others(client, alice, bob, game):
     Game.objects.filter(pk=game.pk).update(waiting=["red", "lilac"])
     client.force_login(alice)
-    assert "Your move</strong> (also waiting for Charlie)" in \
-        client.get(reverse("lobby")).content.decode()
+    assert (
+        "Your move</strong> (also waiting for Charlie)"
+        in client.get(reverse("lobby")).content.decode()
+    )
 
 
-@pytest.mark.parametrize(("who", "shown"), [
-    ("alice", "Tue 15 Jan 2030, 13:00 CET"),  # Europe/Berlin
-    ("bob", "Tue 15 Jan 2030, 07:00 EST"),  # America/New_York
-])
+@pytest.mark.parametrize(
+    ("who", "shown"),
+    [
+        ("alice", "Tue 15 Jan 2030, 13:00 CET"),  # Europe/Berlin
+        ("bob", "Tue 15 Jan 2030, 07:00 EST"),  # America/New_York
+    ],
+)
 def test_deadlines_are_shown_in_the_viewers_time_zone(client, game, who, shown):
     Game.objects.filter(pk=game.pk).update(deadline=datetime(2030, 1, 15, 12, tzinfo=UTC))
     client.force_login(User.objects.get(username=who))
@@ -164,7 +188,8 @@ def add_games(alice: User, bob: User, charlie: User, dave: User, count: int) -> 
 
 
 def test_lobby_queries_do_not_grow_with_the_number_of_games(
-        client, alice, bob, charlie, dave, django_assert_max_num_queries):
+    client, alice, bob, charlie, dave, django_assert_max_num_queries
+):
     client.force_login(alice)
     add_games(alice, bob, charlie, dave, 1)
     with CaptureQueriesContext(connection) as few:
@@ -182,8 +207,10 @@ def test_lobby_queries_do_not_grow_with_the_number_of_games(
 
 
 def test_creating_a_game_needs_a_login(client, db):
-    for response in (client.get(reverse("create_game")),
-                     client.post(reverse("create_game"), form_data())):
+    for response in (
+        client.get(reverse("create_game")),
+        client.post(reverse("create_game"), form_data()),
+    ):
         assert response.status_code == 302
         assert response["Location"].startswith(reverse("login"))
     assert Game.objects.count() == 0
@@ -198,14 +225,29 @@ def test_the_create_game_form_has_stable_ids(client, alice):
 
 def test_creating_a_game_seats_the_creator_and_waits_for_players(client, alice):
     client.force_login(alice)
-    response = client.post(reverse("create_game"), form_data(
-        setup="variable", decisions="open", money="open", deadline_hours="12",
-        invite_only="on", colour="lilac"))
+    response = client.post(
+        reverse("create_game"),
+        form_data(
+            setup="variable",
+            decisions="open",
+            money="open",
+            deadline_hours="12",
+            invite_only="on",
+            colour="lilac",
+        ),
+    )
     game = Game.objects.get()
     assert response["Location"] == reverse("game", args=[game.pk])
-    assert (game.name, game.player_count, game.setup, game.decisions, game.money,
-            game.deadline_hours, game.invite_only, game.creator) == \
-        ("Friday game", 3, "variable", "open", "open", 12, True, alice)
+    assert (
+        game.name,
+        game.player_count,
+        game.setup,
+        game.decisions,
+        game.money,
+        game.deadline_hours,
+        game.invite_only,
+        game.creator,
+    ) == ("Friday game", 3, "variable", "open", "open", 12, True, alice)
     assert game.status == Game.Status.OPEN
     assert [(s.colour, s.user) for s in game.seats.all()] == [("lilac", alice)]
 
@@ -216,21 +258,27 @@ def test_computers_in_all_other_seats_start_the_game_at_once(client, alice):
     game = Game.objects.get()
     assert game.status == Game.Status.RUNNING
     assert game.deadline is not None
-    assert [(s.colour, s.is_computer) for s in game.seats.all()] == \
-        [("red", False), ("ochre", True), ("grey", True)]
+    assert [(s.colour, s.is_computer) for s in game.seats.all()] == [
+        ("red", False),
+        ("ochre", True),
+        ("grey", True),
+    ]
 
 
-@pytest.mark.parametrize(("changes", "message"), [
-    ({"player_count": "2"}, "The basic setup is for 3 or 4 players"),
-    ({"computer_colours": ["ochre", "lilac", "grey"]}, "At most 2 of the 3 seats"),
-    ({"computer_colours": ["red"]}, "Red is your own colour"),
-    ({"colour": "purple"}, "purple is not a colour"),
-    ({"computer_colours": ["purple"]}, "purple is not a colour"),
-    ({"player_count": "5"}, "A game has 2, 3 or 4 players"),
-    ({"deadline_hours": "0"}, "A phase deadline is 1 to 720 hours"),
-    ({"deadline_hours": "721"}, "A phase deadline is 1 to 720 hours"),
-    ({"name": ""}, "This field is required"),
-])
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"player_count": "2"}, "The basic setup is for 3 or 4 players"),
+        ({"computer_colours": ["ochre", "lilac", "grey"]}, "At most 2 of the 3 seats"),
+        ({"computer_colours": ["red"]}, "Red is your own colour"),
+        ({"colour": "purple"}, "purple is not a colour"),
+        ({"computer_colours": ["purple"]}, "purple is not a colour"),
+        ({"player_count": "5"}, "A game has 2, 3 or 4 players"),
+        ({"deadline_hours": "0"}, "A phase deadline is 1 to 720 hours"),
+        ({"deadline_hours": "721"}, "A phase deadline is 1 to 720 hours"),
+        ({"name": ""}, "This field is required"),
+    ],
+)
 def test_invalid_settings_are_refused_and_create_nothing(client, alice, changes, message):
     client.force_login(alice)
     response = client.post(reverse("create_game"), form_data(**changes))
@@ -275,8 +323,7 @@ def test_joining_with_a_free_colour_seats_the_player(client, alice, dave):
     client.force_login(dave)
     response = join(client, gathering, "grey")
     assert response["Location"] == reverse("game", args=[gathering.pk])
-    assert [(s.colour, s.user) for s in gathering.seats.all()] == \
-        [("red", alice), ("grey", dave)]
+    assert [(s.colour, s.user) for s in gathering.seats.all()] == [("red", alice), ("grey", dave)]
 
 
 def test_taking_the_last_seat_starts_the_game(client, alice, bob, dave):
@@ -383,8 +430,9 @@ def test_a_new_user_gets_a_profile_to_show_in_seats(client, alice):
 # --- many games: read in SQL, a page at a time ------------------------------------------------
 
 
-def seated_games(alice: User, bob: User, charlie: User, count: int,
-                 mine_every: int = 2) -> list[Game]:
+def seated_games(
+    alice: User, bob: User, charlie: User, count: int, mine_every: int = 2
+) -> list[Game]:
     """`count` running games of alice's; every `mine_every`-th waits for her, the others
     for bob (as the columns say: the lobby reads no state)."""
     games = [three_player_game(alice, bob, charlie, name=f"Game {i}") for i in range(count)]
@@ -401,7 +449,8 @@ def lobby_queries(client, url: str) -> tuple[int, list[str]]:
 
 
 def test_the_lobby_s_queries_stay_the_same_from_10_to_60_games_and_read_no_state(
-        client, alice, bob, charlie, dave, django_assert_max_num_queries):
+    client, alice, bob, charlie, dave, django_assert_max_num_queries
+):
     client.force_login(alice)
     seated_games(alice, bob, charlie, 10)
     open_game(dave, "Open 1")
@@ -419,7 +468,8 @@ def test_the_lobby_s_queries_stay_the_same_from_10_to_60_games_and_read_no_state
 
 
 def test_the_live_lobby_version_s_queries_stay_the_same_from_10_to_60_games(
-        client, alice, bob, charlie):
+    client, alice, bob, charlie
+):
     client.force_login(alice)
     url = reverse("live") + "?lobby=1"
     seated_games(alice, bob, charlie, 10)
@@ -437,7 +487,8 @@ def pages_of_3(monkeypatch) -> None:
 
 
 def test_my_games_come_a_page_at_a_time_those_waiting_for_me_first(
-        client, alice, bob, charlie, pages_of_3):
+    client, alice, bob, charlie, pages_of_3
+):
     games = seated_games(alice, bob, charlie, 7, mine_every=3)  # games 0, 3 and 6: mine
     soon = timezone.now() + timedelta(hours=1)
     for i, game in enumerate(games):  # the deadlines in the reverse order of the games
@@ -460,8 +511,7 @@ def test_my_games_come_a_page_at_a_time_those_waiting_for_me_first(
     assert 'data-live-url="/live/?lobby=1&amp;page=2"' in page
     assert listed(client.get(reverse("lobby") + "?page=3"), "my_games") == [games[1]]
     assert listed(client.get(reverse("lobby") + "?page=99"), "my_games") == [games[1]]
-    assert listed(client.get(reverse("lobby") + "?page=x"), "my_games") == listed(first,
-                                                                                  "my_games")
+    assert listed(client.get(reverse("lobby") + "?page=x"), "my_games") == listed(first, "my_games")
 
 
 def test_a_game_i_have_moved_in_waits_with_the_others(client, alice, bob, charlie, game):
@@ -476,8 +526,7 @@ def test_a_game_i_have_moved_in_waits_with_the_others(client, alice, bob, charli
     assert "Waiting for " + ", ".join(row.waiting_for) in response.content.decode()
 
 
-def test_the_live_lobby_version_follows_the_page_it_is_for(client, alice, bob, charlie,
-                                                          pages_of_3):
+def test_the_live_lobby_version_follows_the_page_it_is_for(client, alice, bob, charlie, pages_of_3):
     games = seated_games(alice, bob, charlie, 7, mine_every=7)  # only game 0 is mine
     client.force_login(alice)
     url = reverse("live") + "?lobby=1"
@@ -488,13 +537,13 @@ def test_the_live_lobby_version_follows_the_page_it_is_for(client, alice, bob, c
     assert client.get(url + "&page=3").json()["lobby"] != third
 
 
-def test_the_lobby_says_what_the_game_page_says_phase_after_phase(client, alice, bob,
-                                                                  charlie, game):
+def test_the_lobby_says_what_the_game_page_says_phase_after_phase(
+    client, alice, bob, charlie, game
+):
     client.force_login(alice)
     for _ in range(6):
         row = client.get(reverse("lobby")).context["my_games"][0]
-        shown = present(Game.objects.get(pk=game.pk),
-                        Seat.objects.get(game=game, user=alice))
+        shown = present(Game.objects.get(pk=game.pk), Seat.objects.get(game=game, user=alice))
         waiting = shown.still_waiting()
         assert row.is_my_turn == ("red" in waiting)
         assert row.waiting_for == [shown.name(c) for c in waiting if c != "red"]
@@ -510,10 +559,15 @@ def test_the_listed_seats_name_each_player_as_their_seat_does(alice, bob, charli
     Seat.objects.filter(game=game, colour="lilac").update(user=None)  # charlie left
     bob.profile.delete()  # a person without a profile goes by their user name
     listed_seats = lobby_views.seats_by_game([game.pk])[game.pk]
-    assert [(s.colour, s.display_name) for s in listed_seats] == \
-        [(s.colour, s.display_name) for s in Seat.objects.filter(game=game).order_by("position")]
-    assert [s.display_name for s in listed_seats] == \
-        ["Alice", "Computer (grey)", "bob", "(left the game, lilac)"]
+    assert [(s.colour, s.display_name) for s in listed_seats] == [
+        (s.colour, s.display_name) for s in Seat.objects.filter(game=game).order_by("position")
+    ]
+    assert [s.display_name for s in listed_seats] == [
+        "Alice",
+        "Computer (grey)",
+        "bob",
+        "(left the game, lilac)",
+    ]
 
 
 # --- open games: a page at a time too ---------------------------------------------------------
@@ -524,8 +578,9 @@ def open_games(creators: list[User], count: int) -> list[Game]:
     return [open_game(creators[i % len(creators)], f"Open {i}") for i in range(count)]
 
 
-def test_open_games_come_a_page_at_a_time_the_newest_first(client, alice, bob, charlie,
-                                                           dave, pages_of_3):
+def test_open_games_come_a_page_at_a_time_the_newest_first(
+    client, alice, bob, charlie, dave, pages_of_3
+):
     games = open_games([bob, charlie, dave], 7)
     mine = open_game(alice, "Mine")  # in my games, not among those to join
     seated_games(alice, bob, charlie, 4)
@@ -548,8 +603,9 @@ def test_open_games_come_a_page_at_a_time_the_newest_first(client, alice, bob, c
     assert 'data-live-url="/live/?lobby=1&amp;page=2&amp;open=3"' in page
 
     assert listed(client.get(reverse("lobby") + "?open=99"), "open_games") == [games[0]]
-    assert listed(client.get(reverse("lobby") + "?open=x"), "open_games") == \
-        listed(first, "open_games")
+    assert listed(client.get(reverse("lobby") + "?open=x"), "open_games") == listed(
+        first, "open_games"
+    )
 
 
 def test_visitors_page_through_the_open_games_too(client, bob, pages_of_3):
@@ -560,7 +616,8 @@ def test_visitors_page_through_the_open_games_too(client, bob, pages_of_3):
 
 
 def test_the_lobby_s_queries_do_not_grow_with_the_open_games(
-        client, alice, bob, charlie, dave, django_assert_max_num_queries):
+    client, alice, bob, charlie, dave, django_assert_max_num_queries
+):
     client.force_login(alice)
     open_games([bob, charlie, dave], 3)
     few, _ = lobby_queries(client, reverse("lobby"))
@@ -574,7 +631,8 @@ def test_the_lobby_s_queries_do_not_grow_with_the_open_games(
 
 
 def test_the_live_lobby_version_follows_the_open_games_page_it_is_for(
-        client, alice, bob, charlie, dave, pages_of_3):
+    client, alice, bob, charlie, dave, pages_of_3
+):
     games = open_games([bob, charlie], 7)
     url = reverse("live") + "?lobby=1"
     first, third = client.get(url).json()["lobby"], client.get(url + "&open=3").json()["lobby"]

@@ -66,9 +66,11 @@ def decide_all(game: Game) -> Game:
 
 def test_the_links_in_emails_lead_to_the_sites_pages(alice, game):
     seat = game.seats.get(user=alice)
-    links = {"magic_link": tokens.magic_link_path(seat, game, game.phase_number),
-             "unsubscribe": outbox.unsubscribe_url(alice),
-             "email_preferences": outbox.preferences_url()}
+    links = {
+        "magic_link": tokens.magic_link_path(seat, game, game.phase_number),
+        "unsubscribe": outbox.unsubscribe_url(alice),
+        "email_preferences": outbox.preferences_url(),
+    }
     for name, link in links.items():
         path = link.removeprefix(settings.SITE_URL)
         assert path.startswith("/") and resolve(path).url_name == name, link
@@ -125,8 +127,7 @@ def test_a_used_link_of_the_player_signed_in_leads_to_the_game(client, game, ali
     assert "has been used already" in text and f'href="{game_url(game)}"' in text
 
 
-def test_a_magic_link_of_the_player_logged_in_with_the_password_opens_the_game(
-        client, game, alice):
+def test_a_magic_link_of_the_player_logged_in_with_the_password_opens_the_game(client, game, alice):
     client.force_login(alice)
     path = emailed_link(game, alice)
     assert client.get(path)["Location"] == game_url(game)
@@ -177,14 +178,20 @@ def test_a_magic_link_signs_in_its_own_player_only(client, game, alice, bob):
 
 def test_a_magic_link_cannot_be_made_for_another_nonce(client, game, alice):
     emailed_link(game, alice)
-    other = MagicLink.objects.create(user=alice, game=game, phase_number=game.phase_number,
-                                     expires_at=timezone.now() + timedelta(hours=1))
+    other = MagicLink.objects.create(
+        user=alice,
+        game=game,
+        phase_number=game.phase_number,
+        expires_at=timezone.now() + timedelta(hours=1),
+    )
     from django.core import signing
 
     forged = signing.dumps(other.nonce, salt="another salt")
     assert client.post(f"/m/{forged}/").status_code == 400
-    assert client.post(tokens.magic_link_path(seat(game, alice), game,
-                                              game.phase_number)).status_code == 302
+    assert (
+        client.post(tokens.magic_link_path(seat(game, alice), game, game.phase_number)).status_code
+        == 302
+    )
 
 
 # --- unsubscribing ----------------------------------------------------------------------------
@@ -230,8 +237,11 @@ def test_a_tampered_unsubscribe_link_changes_nothing(client, alice, bob):
 def test_an_unsubscribe_link_expires_after_sixty_days(client, alice, monkeypatch):
     sixty_days_and_a_minute_ago = int(time.time()) - outbox.UNSUBSCRIBE_DAYS * 86400 - 60
     with monkeypatch.context() as m:  # the link of an email sent back then
-        m.setattr(signing.TimestampSigner, "timestamp",
-                  lambda self: signing.b62_encode(sixty_days_and_a_minute_ago))
+        m.setattr(
+            signing.TimestampSigner,
+            "timestamp",
+            lambda self: signing.b62_encode(sixty_days_and_a_minute_ago),
+        )
         path = unsubscribe_path(alice)
     response = client.post(path)
     assert response.status_code == 400 and 'id="unsubscribe-invalid"' in response.content.decode()
@@ -263,8 +273,10 @@ def test_preferences_set_the_mode_the_reminders_and_an_absence(client, alice):
     client.force_login(alice)
     assert 'id="preferences-form"' in client.get(reverse("email_preferences")).content.decode()
     start, end = ahead(60), ahead(74, "20:00")
-    response = client.post(reverse("email_preferences"), {
-        "mode": "digest", "reminder_hours": "2, 24 6", "away_from": start, "away_until": end})
+    response = client.post(
+        reverse("email_preferences"),
+        {"mode": "digest", "reminder_hours": "2, 24 6", "away_from": start, "away_until": end},
+    )
     assert response.status_code == 302
     notifications = Notifications.objects.get(user=alice)
     assert notifications.mode == "digest" and notifications.reminder_hours == [24, 6, 2]
@@ -275,14 +287,17 @@ def test_preferences_set_the_mode_the_reminders_and_an_absence(client, alice):
     assert 'value="24, 6, 2"' in page and end in page
 
 
-@pytest.mark.parametrize(("data", "error"), [
-    ({"reminder_hours": "soon"}, "Write whole numbers of hours"),
-    ({"reminder_hours": "0"}, "1 to 720 hours"),
-    ({"reminder_hours": "1 2 3 4 5 6"}, "At most 5 reminders"),
-    ({"away_from": ahead(70), "away_until": ahead(61)}, "comes after"),
-    ({"away_from": ahead(70)}, "Say until when you are away"),
-    ({"mode": "sometimes"}, "Select a valid choice"),
-])
+@pytest.mark.parametrize(
+    ("data", "error"),
+    [
+        ({"reminder_hours": "soon"}, "Write whole numbers of hours"),
+        ({"reminder_hours": "0"}, "1 to 720 hours"),
+        ({"reminder_hours": "1 2 3 4 5 6"}, "At most 5 reminders"),
+        ({"away_from": ahead(70), "away_until": ahead(61)}, "comes after"),
+        ({"away_from": ahead(70)}, "Say until when you are away"),
+        ({"mode": "sometimes"}, "Select a valid choice"),
+    ],
+)
 def test_preferences_refuse_what_makes_no_sense(client, alice, data, error):
     client.force_login(alice)
     response = client.post(reverse("email_preferences"), {"mode": "every", **data})
@@ -292,8 +307,7 @@ def test_preferences_refuse_what_makes_no_sense(client, alice, data, error):
 
 def test_an_absence_until_a_date_starts_now(client, alice):
     client.force_login(alice)
-    client.post(reverse("email_preferences"), {"mode": "every",
-                                               "away_until": ahead(30)})
+    client.post(reverse("email_preferences"), {"mode": "every", "away_until": ahead(30)})
     away_from = Notifications.objects.get(user=alice).away_from
     assert away_from is not None and abs((away_from - timezone.now()).total_seconds()) < 60
 
@@ -309,9 +323,18 @@ def test_empty_reminder_hours_mean_the_default(client, alice):
 
 @pytest.fixture
 def open_game(alice) -> Game:
-    return services.create_game(alice, name="Open", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=True, colour="red", computer_colours=[])
+    return services.create_game(
+        alice,
+        name="Open",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=True,
+        colour="red",
+        computer_colours=[],
+    )
 
 
 def invite_url(game: Game) -> str:
@@ -321,14 +344,21 @@ def invite_url(game: Game) -> str:
 def test_a_seated_player_invites_people_by_email(client, open_game, alice, bob):
     client.force_login(alice)
     assert 'id="invite-by-email-form"' in client.get(invite_url(open_game)).content.decode()
-    response = client.post(invite_url(open_game), {
-        "addresses": "friend@example.org, bob@example.org\nFriend@example.org"}, follow=True)
+    response = client.post(
+        invite_url(open_game),
+        {"addresses": "friend@example.org, bob@example.org\nFriend@example.org"},
+        follow=True,
+    )
     assert response.redirect_chain[-1][0] == reverse("invite", args=[open_game.invite_token])
-    assert "Invitations are on their way to friend@example.org, bob@example.org" in \
-        response.content.decode()
+    assert (
+        "Invitations are on their way to friend@example.org, bob@example.org"
+        in response.content.decode()
+    )
     sent = OutgoingEmail.objects.filter(kind="invitation", game=open_game).order_by("id")
-    assert [(e.to, e.user) for e in sent] == [("friend@example.org", None),
-                                             ("bob@example.org", bob)]
+    assert [(e.to, e.user) for e in sent] == [
+        ("friend@example.org", None),
+        ("bob@example.org", bob),
+    ]
     client.post(invite_url(open_game), {"addresses": "friend@example.org"})
     assert OutgoingEmail.objects.filter(kind="invitation").count() == 2  # not twice
 
@@ -357,11 +387,14 @@ def test_a_started_game_invites_nobody(client, game, alice):
     assert not OutgoingEmail.objects.filter(kind="invitation").exists()
 
 
-@pytest.mark.parametrize(("addresses", "error"), [
-    ("not-an-address", "not-an-address is not an email address."),
-    (" ", "This field is required."),
-    (", ".join(f"p{i}@example.org" for i in range(11)), "At most 10 addresses"),
-])
+@pytest.mark.parametrize(
+    ("addresses", "error"),
+    [
+        ("not-an-address", "not-an-address is not an email address."),
+        (" ", "This field is required."),
+        (", ".join(f"p{i}@example.org" for i in range(11)), "At most 10 addresses"),
+    ],
+)
 def test_invitations_need_real_addresses(client, open_game, alice, addresses, error):
     client.force_login(alice)
     response = client.post(invite_url(open_game), {"addresses": addresses})

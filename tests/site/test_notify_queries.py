@@ -35,8 +35,9 @@ PER_ASK_TALKING = 2
 PER_SUPERSEDING = 2
 
 
-def play(game: Game, phases: int, talk: bool = False,
-         sent: bool = True) -> list[tuple[int, int, int]]:
+def play(
+    game: Game, phases: int, talk: bool = False, sent: bool = True
+) -> list[tuple[int, int, int]]:
     """`phases` phases played and told: for each, (queries of `phase_changed`, "waits for
     you" emails queued, held results queued). `talk`: a message at the table before each
     phase is told (each email then tells the new ones). `sent`: the queued emails go out
@@ -53,8 +54,9 @@ def play(game: Game, phases: int, talk: bool = False,
             state, number = game.engine_state, game.phase_number
             for colour in state.waiting if is_simultaneous(state) else state.waiting[:1]:
                 move = RandomPlayer(f"{number}/{colour}").choose(state, colour)
-                services.submit(game.pk, Seat.objects.get(game=game, colour=colour).pk, move,
-                                number)
+                services.submit(
+                    game.pk, Seat.objects.get(game=game, colour=colour).pk, move, number
+                )
             services.resolve(game.pk, number)
             if talk:
                 chat.post(game.pk, seats["red"], f"Phase {number} was fun.")
@@ -62,8 +64,13 @@ def play(game: Game, phases: int, talk: bool = False,
             with CaptureQueriesContext(connection) as queries:
                 notify.phase_changed(game.pk, number + 1)
             new = OutgoingEmail.objects.order_by("pk")[before:]
-            found.append((len(queries), sum(e.kind == "your_turn" for e in new),
-                          sum(e.kind == "results" for e in new)))
+            found.append(
+                (
+                    len(queries),
+                    sum(e.kind == "your_turn" for e in new),
+                    sum(e.kind == "results" for e in new),
+                )
+            )
             if sent:
                 send_all()
     return found
@@ -71,12 +78,17 @@ def play(game: Game, phases: int, talk: bool = False,
 
 def send_all() -> None:
     OutgoingEmail.objects.filter(status=OutgoingEmail.Status.QUEUED).update(
-        status=OutgoingEmail.Status.SENT, sent_at=timezone.now())
+        status=OutgoingEmail.Status.SENT, sent_at=timezone.now()
+    )
 
 
 def bound(asks: int, held: int, talk: bool = False, superseding: bool = False) -> int:
-    return PER_PHASE + (PER_ASK + PER_ASK_TALKING * talk) * asks + PER_HELD * held \
+    return (
+        PER_PHASE
+        + (PER_ASK + PER_ASK_TALKING * talk) * asks
+        + PER_HELD * held
         + PER_SUPERSEDING * superseding
+    )
 
 
 def test_a_phase_change_costs_a_few_queries_per_email_however_long_the_game_ran(game):
@@ -84,8 +96,7 @@ def test_a_phase_change_costs_a_few_queries_per_email_however_long_the_game_ran(
     assert all(count <= bound(asks, held) for count, asks, held in told), told
     # Not more with every phase: the last phases cost what the first ones of their kind did.
     first = {(asks, held): count for count, asks, held in reversed(told[:10])}
-    assert all(count <= first.get((asks, held), count) + 2
-               for count, asks, held in told[10:]), told
+    assert all(count <= first.get((asks, held), count) + 2 for count, asks, held in told[10:]), told
 
 
 def test_the_messages_at_the_table_cost_no_query_each(game):
@@ -98,6 +109,5 @@ def test_the_messages_at_the_table_cost_no_query_each(game):
 def test_asks_that_supersede_unsent_ones_cost_two_queries_more_for_all(game):
     told = play(game, 12, sent=False)
     assert all(count <= bound(asks, held, superseding=True) for count, asks, held in told), told
-    superseded = OutgoingEmail.objects.filter(status=OutgoingEmail.Status.FOLDED,
-                                              kind="your_turn")
+    superseded = OutgoingEmail.objects.filter(status=OutgoingEmail.Status.FOLDED, kind="your_turn")
     assert superseded.count() >= 10  # each phase's asks gave way to the next phase's

@@ -58,8 +58,9 @@ class Collector:
         return "250 OK"
 
     async def handle_DATA(self, server, session, envelope) -> str:
-        self.messages.append(email.message_from_bytes(envelope.content,
-                                                      policy=email.policy.default))
+        self.messages.append(
+            email.message_from_bytes(envelope.content, policy=email.policy.default)
+        )
         return "250 Message accepted for delivery"
 
 
@@ -143,8 +144,9 @@ def soon(minutes: float) -> datetime:
 # --- sending ------------------------------------------------------------------------------------
 
 
-def test_a_queued_email_is_sent_after_commit_through_smtp_once(game, alice, smtp, eager,
-                                                               django_capture_on_commit_callbacks):
+def test_a_queued_email_is_sent_after_commit_through_smtp_once(
+    game, alice, smtp, eager, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         queued = ask(game, alice)
         assert row(queued).status == Status.QUEUED and smtp.messages == []  # not before commit
@@ -190,14 +192,17 @@ def test_every_email_asks_responders_not_to_answer_it(game, alice, smtp):
     for email_row in (asked, refused):
         assert outbox.send(email_row.pk) is True
     assert [(m["Auto-Submitted"], m["X-Auto-Response-Suppress"]) for m in smtp.messages] == [
-        ("auto-generated", "OOF, AutoReply"), ("auto-replied", "OOF, AutoReply")]
+        ("auto-generated", "OOF, AutoReply"),
+        ("auto-replied", "OOF, AutoReply"),
+    ]
 
 
 # --- SMTP down -----------------------------------------------------------------------------------
 
 
-def test_smtp_down_keeps_the_email_for_a_retry_and_sends_it_once_when_back(game, alice, bob,
-                                                                           smtp, eager):
+def test_smtp_down_keeps_the_email_for_a_retry_and_sends_it_once_when_back(
+    game, alice, bob, smtp, eager
+):
     smtp.stop()
     queued = [ask(game, alice), ask(game, bob)]
     for email_row in queued:
@@ -246,15 +251,17 @@ def test_a_lost_dispatch_is_sent_by_the_sweeper(game, alice, smtp, eager):
 
 def test_an_email_left_sending_by_a_dead_worker_is_sent_again(game, alice, smtp, eager):
     queued = ask(game, alice)
-    OutgoingEmail.objects.filter(pk=queued.pk).update(status=Status.SENDING, attempts=1,
-                                                      next_attempt_at=soon(10))
+    OutgoingEmail.objects.filter(pk=queued.pk).update(
+        status=Status.SENDING, attempts=1, next_attempt_at=soon(10)
+    )
     assert outbox.send_due(now=soon(5)) == 0  # still within stuck_after(): maybe sending
     assert outbox.send_due(now=soon(11)) == 1
     assert row(queued).status == Status.SENT and len(smtp.messages) == 1
 
 
-def test_two_workers_at_once_send_an_email_once(on_postgresql, transactional_db, alice, bob,
-                                                charlie, smtp):
+def test_two_workers_at_once_send_an_email_once(
+    on_postgresql, transactional_db, alice, bob, charlie, smtp
+):
     from tests.site.conftest import three_player_game
 
     game = three_player_game(alice, bob, charlie)
@@ -280,13 +287,22 @@ def test_two_workers_at_once_send_an_email_once(on_postgresql, transactional_db,
 
 def test_the_worker_registers_the_send_email_task():
     """What `celery worker` imports (the autodiscovered games.tasks) registers the task."""
-    code = ("import django; django.setup(); from lowenherz_site.celery import app; "
-            "app.loader.import_default_modules(); print(sorted(app.tasks))")
-    found = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                           text=True, timeout=60, env={"DJANGO_SETTINGS_MODULE":
-                                                       "lowenherz_site.settings",
-                                                       "DEBUG": "true",  # dev secrets
-                                                       "PATH": "/usr/bin:/bin"})
+    code = (
+        "import django; django.setup(); from lowenherz_site.celery import app; "
+        "app.loader.import_default_modules(); print(sorted(app.tasks))"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={
+            "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings",
+            "DEBUG": "true",  # dev secrets
+            "PATH": "/usr/bin:/bin",
+        },
+    )
     assert "'games.tasks.send_email'" in found.stdout, found.stderr
     assert "'games.tasks.send_digests'" in found.stdout
     assert "'games.tasks.flush_held'" in found.stdout  # a held email, when due
@@ -325,11 +341,11 @@ def berlin(day: int, hour: int) -> datetime:
 
 
 def test_the_digest_leaves_once_a_day_at_seven_in_the_persons_time_zone(
-        game, alice, smtp, eager, django_capture_on_commit_callbacks):
+    game, alice, smtp, eager, django_capture_on_commit_callbacks
+):
     prefer(alice, EmailPreference.DIGEST)
     first, second = results(game, alice, 1), results(game, alice, 2)
-    OutgoingEmail.objects.filter(pk__in=[first.pk, second.pk]).update(
-        created_at=berlin(1, 22))
+    OutgoingEmail.objects.filter(pk__in=[first.pk, second.pk]).update(created_at=berlin(1, 22))
     assert notify.send_digests(now=berlin(2, 6)) == 0  # 06:30 in Berlin: not yet
     with django_capture_on_commit_callbacks(execute=True):
         assert notify.send_digests(now=berlin(2, 7)) == 1
@@ -349,11 +365,13 @@ def test_the_digest_leaves_once_a_day_at_seven_in_the_persons_time_zone(
 
 
 def test_the_digest_time_follows_the_time_zone():
-    moment = notify.digest_moment(datetime.fromisoformat("2030-05-02T12:00:00+00:00"),
-                                  "America/New_York")
+    moment = notify.digest_moment(
+        datetime.fromisoformat("2030-05-02T12:00:00+00:00"), "America/New_York"
+    )
     assert moment.isoformat() == "2030-05-02T07:00:00-04:00"
-    moment = notify.digest_moment(datetime.fromisoformat("2030-05-02T10:00:00+00:00"),
-                                  "America/New_York")
+    moment = notify.digest_moment(
+        datetime.fromisoformat("2030-05-02T10:00:00+00:00"), "America/New_York"
+    )
     assert moment.isoformat() == "2030-05-01T07:00:00-04:00"
 
 
@@ -379,8 +397,9 @@ def test_the_list_unsubscribe_header_unsubscribes_with_one_post(game, alice, smt
     header = str(smtp.messages[0]["List-Unsubscribe"]).strip().strip("<>")
     path = header.removeprefix(settings.SITE_URL)
     mail_provider = Client(enforce_csrf_checks=True)  # no cookie, no token: a bare POST
-    response = mail_provider.post(path, "List-Unsubscribe=One-Click",
-                                  content_type="application/x-www-form-urlencoded")
+    response = mail_provider.post(
+        path, "List-Unsubscribe=One-Click", content_type="application/x-www-form-urlencoded"
+    )
     assert response.status_code == 200  # RFC 8058: no login, no CSRF token, no redirect
     assert Notifications.objects.get(user=alice).mode == EmailPreference.OFF
     compose.results(game, seat(game, alice), game.phase_number)
@@ -418,22 +437,38 @@ def test_a_nul_in_a_quoted_reply_is_dropped_not_an_error(game, alice, on_postgre
     stored without it, and the caller's transaction goes on (found by hypothesis in
     test_inbound_properties)."""
     with transaction.atomic():
-        email = outbox.queue("move_refused", alice.email, "Re\x00fused", "you wrote: a\x00b\n",
-                             "<p>a\x00b</p>", user=alice, game=game)
+        email = outbox.queue(
+            "move_refused",
+            alice.email,
+            "Re\x00fused",
+            "you wrote: a\x00b\n",
+            "<p>a\x00b</p>",
+            user=alice,
+            game=game,
+        )
         assert email is not None and Game.objects.filter(pk=game.pk).exists()
     stored = OutgoingEmail.objects.get(pk=email.pk)
-    assert (stored.subject, stored.text, stored.html) == ("Refused", "you wrote: ab\n",
-                                                          "<p>ab</p>")
+    assert (stored.subject, stored.text, stored.html) == ("Refused", "you wrote: ab\n", "<p>ab</p>")
 
 
 def test_a_duplicate_phase_email_is_refused_and_inside_batched_fails_loudly(
-        game, alice, on_postgresql):
+    game, alice, on_postgresql
+):
     """`one_email_per_phase`: a second "waits for you" of a phase is not queued. A caller
     that checked under the game's row lock (`outbox.batched`, notify) inserts without a
     savepoint; a duplicate there is a bug, and fails its transaction."""
+
     def ask() -> OutgoingEmail | None:
-        return outbox.queue("your_turn", alice.email, "S", "T\n", "<p>T</p>", user=alice,
-                            game=game, phase_number=game.phase_number)
+        return outbox.queue(
+            "your_turn",
+            alice.email,
+            "S",
+            "T\n",
+            "<p>T</p>",
+            user=alice,
+            game=game,
+            phase_number=game.phase_number,
+        )
 
     assert ask() is not None
     with transaction.atomic():
@@ -446,21 +481,38 @@ def test_a_duplicate_phase_email_is_refused_and_inside_batched_fails_loudly(
 
 @pytest.mark.parametrize("returning", [True, False], ids=["bulk", "one-by-one"])
 def test_a_batch_inserts_its_emails_at_its_end_and_nothing_if_it_fails(
-        game, alice, bob, django_capture_on_commit_callbacks, monkeypatch, returning):
+    game, alice, bob, django_capture_on_commit_callbacks, monkeypatch, returning
+):
     """`outbox.batched` (notify, a phase's emails): the rows are inserted in one INSERT
     when the block ends (one by one where the database cannot return their ids: an
     SQLite before 3.35), a fold into one of them waits for its row, and each is sent
     after the commit; a block that raises inserts nothing."""
-    monkeypatch.setattr(type(connection.features), "can_return_rows_from_bulk_insert",
-                        returning)
-    held = outbox.queue("results", bob.email, "Held", "T\n", "", user=bob, game=game,
-                        phase_number=1, urgent=False,
-                        hold_until=timezone.now() + timedelta(hours=1))
+    monkeypatch.setattr(type(connection.features), "can_return_rows_from_bulk_insert", returning)
+    held = outbox.queue(
+        "results",
+        bob.email,
+        "Held",
+        "T\n",
+        "",
+        user=bob,
+        game=game,
+        phase_number=1,
+        urgent=False,
+        hold_until=timezone.now() + timedelta(hours=1),
+    )
     assert held is not None and held.status == Status.COALESCING
 
     def ask(user) -> OutgoingEmail | None:
-        return outbox.queue("your_turn", user.email, "S", "T\n", "<p>T</p>", user=user,
-                            game=game, phase_number=game.phase_number)
+        return outbox.queue(
+            "your_turn",
+            user.email,
+            "S",
+            "T\n",
+            "<p>T</p>",
+            user=user,
+            game=game,
+            phase_number=game.phase_number,
+        )
 
     with pytest.raises(RuntimeError), transaction.atomic(), outbox.batched():
         ask(alice)

@@ -57,8 +57,7 @@ def test_the_kept_terrain_never_carries_one_viewer_s_marks_to_another():
 
 
 def test_a_kept_board_is_drawn_as_a_fresh_one_for_every_viewer_and_phase():
-    state = new_game(Settings(players=("red", "ochre", "lilac", "grey"), setup="variable",
-                              seed=11))
+    state = new_game(Settings(players=("red", "ochre", "lilac", "grey"), setup="variable", seed=11))
     for colour in (None, *state.players):
         v = view(state, colour)
         kept = board_svg.render_board(v, interactive=True, element_id="board")
@@ -67,8 +66,10 @@ def test_a_kept_board_is_drawn_as_a_fresh_one_for_every_viewer_and_phase():
 
 
 def test_two_layouts_are_kept_apart():
-    one, two = (view(new_game(Settings(players=("red", "ochre", "lilac"), seed=seed)), None)
-                for seed in (1, 2))
+    one, two = (
+        view(new_game(Settings(players=("red", "ochre", "lilac"), seed=seed)), None)
+        for seed in (1, 2)
+    )
     assert one["board"] != two["board"]
     assert board_svg.render_board(one) != board_svg.render_board(two)
     assert board_svg.render_board(two) == drawn_fresh(two)
@@ -78,29 +79,33 @@ def test_two_layouts_are_kept_apart():
 
 
 def crispy(form) -> str:
-    return Template("{% load crispy_forms_tags %}{{ form|crispy }}").render(
-        Context({"form": form}))
+    return Template("{% load crispy_forms_tags %}{{ form|crispy }}").render(Context({"form": form}))
 
 
 def kept(form) -> str:
-    return Template("{% load kept_forms %}{{ form|crispy_kept }}").render(
-        Context({"form": form}))
+    return Template("{% load kept_forms %}{{ form|crispy_kept }}").render(Context({"form": form}))
 
 
 def test_a_kept_form_is_drawn_as_crispy_draws_it(game):
     v = view(game.engine_state, "red")
-    for form in (DecisionForm(view=v, action="/x", phase_number=3),
-                 MoveTextForm(view=v, action="/x", phase_number=3)):
+    for form in (
+        DecisionForm(view=v, action="/x", phase_number=3),
+        MoveTextForm(view=v, action="/x", phase_number=3),
+    ):
         assert kept(form) == crispy(form)
         assert kept(form) == crispy(form)  # the second time, from what was kept
 
 
 def test_forms_that_differ_in_what_they_offer_are_kept_apart(game):
     v = view(game.engine_state, "red")
-    plain = DecisionForm(view={**v, "ask": {**(v.get("ask") or {}), "politics": []}},
-                         action="/x", phase_number=3)
-    richer = DecisionForm(view={**v, "ask": {**(v.get("ask") or {}), "politics": ["renegade"]}},
-                          action="/x", phase_number=3)
+    plain = DecisionForm(
+        view={**v, "ask": {**(v.get("ask") or {}), "politics": []}}, action="/x", phase_number=3
+    )
+    richer = DecisionForm(
+        view={**v, "ask": {**(v.get("ask") or {}), "politics": ["renegade"]}},
+        action="/x",
+        phase_number=3,
+    )
     assert kept_forms.signature(plain) != kept_forms.signature(richer)
     assert kept(plain) == crispy(plain) and kept(richer) == crispy(richer)
     assert "Renegade" in kept(richer) and "Renegade" not in kept(plain)
@@ -114,7 +119,8 @@ def test_a_message_form_lists_each_viewer_s_own_addressees(game):
         html = kept(form)
         assert html == crispy(form)
         assert html == Template("{% load crispy_forms_tags %}{% crispy form %}").render(
-            Context({"form": form}))  # the page's tag, which the kept filter replaced
+            Context({"form": form})
+        )  # the page's tag, which the kept filter replaced
         assert f"({me.colour}) only" not in html
         others = [c for c in by_colour if c != me.colour]
         assert all(f"({c}) only" in html for c in others)
@@ -172,8 +178,9 @@ def test_the_count_of_your_move_is_one_query_and_the_lobby_s_rule(alice, bob, ch
 def test_the_step_list_and_the_step_s_state_come_in_one_query(game, raw):
     for colour in ("red", "ochre", "lilac"):  # a few phases: several snapshots
         seat = Seat.objects.get(game=game, colour=colour)
-        services.submit(game.pk, seat.pk, default_move(Game.objects.get(
-            pk=game.pk).engine_state, colour))
+        services.submit(
+            game.pk, seat.pk, default_move(Game.objects.get(pk=game.pk).engine_state, colour)
+        )
     services.resolve(game.pk, Game.objects.get(pk=game.pk).phase_number)
     game = Game.objects.get(pk=game.pk)
     snapshots = list(Snapshot.objects.filter(game=game).order_by("phase_number"))

@@ -30,9 +30,11 @@ def fast_password_hashing(settings) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
-HIDDEN_PHASE = re.compile(r'<form id="([\w-]+)"[^>]*>\s*<input[^>]*>'
-                          r'<input type="hidden" name="form" value="[\w-]+">'
-                          r'(?:<input type="hidden" name="phase" value="(\d+)">)?')
+HIDDEN_PHASE = re.compile(
+    r'<form id="([\w-]+)"[^>]*>\s*<input[^>]*>'
+    r'<input type="hidden" name="form" value="[\w-]+">'
+    r'(?:<input type="hidden" name="phase" value="(\d+)">)?'
+)
 
 
 def phases_of_forms(client, user: User, game: Game) -> dict[str, str | None]:
@@ -48,7 +50,8 @@ def plant_phase(game: Game, phase: Phase) -> None:
     plant(game, lambda s: setattr(s, "phase", phase))
     game = fresh(game)
     Snapshot.objects.filter(game=game, phase_number=game.phase_number).update(
-        state=game.state, phase_kind=phase.kind)
+        state=game.state, phase_kind=phase.kind
+    )
 
 
 def submit(client, user: User, game: Game, data: dict) -> str:
@@ -96,11 +99,17 @@ def test_a_form_from_a_phase_gone_by_is_refused_and_changes_nothing(client, game
     assert phases_of_forms(client, alice, game)["decide-form"] == str(made_for)
     game = next_decision_phase(game)  # the same form would be legal again here
     before = snapshot(game)
-    page = submit(client, alice, game, {"form": "decide", "phase": str(made_for),
-                                        "cards": cards_for(game, "red")})
-    assert (f"This form was for phase {made_for} (decisions, turn 1); the game has moved on "
-            f"to phase {game.phase_number} (decisions, turn {game.turn}): nothing was "
-            "applied. Here is the game as it is now.") in page
+    page = submit(
+        client,
+        alice,
+        game,
+        {"form": "decide", "phase": str(made_for), "cards": cards_for(game, "red")},
+    )
+    assert (
+        f"This form was for phase {made_for} (decisions, turn 1); the game has moved on "
+        f"to phase {game.phase_number} (decisions, turn {game.turn}): nothing was "
+        "applied. Here is the game as it is now."
+    ) in page
     assert snapshot(game) == before
 
 
@@ -114,8 +123,7 @@ def test_typed_text_from_a_phase_gone_by_is_refused_too(client, game, alice):
     assert snapshot(game) == before
 
 
-def test_a_form_from_the_phase_just_gone_is_refused_with_both_phases_named(client, game,
-                                                                           alice):
+def test_a_form_from_the_phase_just_gone_is_refused_with_both_phases_named(client, game, alice):
     plant_phase(game, Phase("perform", waiting=["red"], action="W2"))
     made_for = fresh(game).phase_number
     assert phases_of_forms(client, alice, game)["pass-form"] == str(made_for)
@@ -125,25 +133,30 @@ def test_a_form_from_the_phase_just_gone_is_refused_with_both_phases_named(clien
     plant_phase(game, Phase("perform", waiting=["red"], action="S1"))
     before, turn = snapshot(game), fresh(game).turn
     page = submit(client, alice, game, {"form": "pass", "phase": str(made_for)})
-    assert (f"This form was for phase {made_for} (performing 2 walls, turn 1); the game has "
-            f"moved on to phase {made_for + 1} (performing 1 sword, turn {turn}): nothing was "
-            "applied.") in page
+    assert (
+        f"This form was for phase {made_for} (performing 2 walls, turn 1); the game has "
+        f"moved on to phase {made_for + 1} (performing 1 sword, turn {turn}): nothing was "
+        "applied."
+    ) in page
     assert snapshot(game) == before
 
 
 def test_a_form_that_says_no_phase_is_refused_as_from_an_old_page(client, game, alice):
     before = snapshot(game)
     page = submit(client, alice, game, {"form": "decide", "cards": cards_for(game, "red")})
-    assert ("This form came from an older page that does not say which phase it was for; "
-            f"the game has moved on to phase {fresh(game).phase_number} (decisions, turn 1): "
-            "nothing was applied.") in page
+    assert (
+        "This form came from an older page that does not say which phase it was for; "
+        f"the game has moved on to phase {fresh(game).phase_number} (decisions, turn 1): "
+        "nothing was applied."
+    ) in page
     assert snapshot(game) == before
 
 
 def test_the_form_of_the_current_phase_is_accepted(client, game, alice):
     number = str(fresh(game).phase_number)
-    page = submit(client, alice, game, {"form": "decide", "phase": number,
-                                        "cards": cards_for(game, "red")})
+    page = submit(
+        client, alice, game, {"form": "decide", "phase": number, "cards": cards_for(game, "red")}
+    )
     assert "Your submission: decide" in page
     assert PendingSubmission.objects.filter(seat__user=alice).count() == 1
 
@@ -174,8 +187,9 @@ def test_ending_an_alliance_is_for_no_phase(client, game, alice):
 
 def test_a_refused_text_move_is_shown_again_in_the_text_field(client, game, alice):
     number = str(fresh(game).phase_number)
-    page = submit(client, alice, game, {"form": "move", "move": "walls F7/F8 G7/Q99",
-                                        "phase": number})
+    page = submit(
+        client, alice, game, {"form": "move", "move": "walls F7/F8 G7/Q99", "phase": number}
+    )
     assert "Not accepted:" in page
     assert re.search(r'<input[^>]*name="move"[^>]*value="walls F7/F8 G7/Q99"', page)
     assert '<details id="text-fallback" open>' in page
@@ -187,15 +201,19 @@ def test_a_refused_text_move_is_shown_again_in_the_text_field(client, game, alic
 def test_a_refused_form_keeps_its_ticks(client, game, bob):
     wrong = ["1", "2"] if state_of(game).cards_to_choose("ochre") == 1 else ["1"]
     client.force_login(bob)
-    response = client.post(reverse("submit", args=[game.pk]),
-                           {"form": "decide", "phase": str(fresh(game).phase_number),
-                            "cards": wrong}, follow=True)
+    response = client.post(
+        reverse("submit", args=[game.pk]),
+        {"form": "decide", "phase": str(fresh(game).phase_number), "cards": wrong},
+        follow=True,
+    )
     assert "Not accepted:" in response.content.decode()
     [decide] = [f for f in response.context["forms"] if f.kind == "decide"]
     assert decide.is_bound and decide.data.getlist("cards") == wrong
     for card in ("1", "2", "3"):
-        box = re.search(rf'<input type="checkbox"[^>]*name="cards" value="{card}"[^>]*>',
-                        response.content.decode())
+        box = re.search(
+            rf'<input type="checkbox"[^>]*name="cards" value="{card}"[^>]*>',
+            response.content.decode(),
+        )
         assert box is not None and ("checked" in box[0]) == (card in wrong)
     assert not PendingSubmission.objects.exists()
 
@@ -206,9 +224,11 @@ def test_typed_text_that_says_no_phase_is_refused_as_from_an_old_page(client, ga
     before = snapshot(game)
     typed = "decide " + ", ".join(cards_for(game, "red"))
     page = submit(client, alice, game, {"form": "move", "move": typed})
-    assert ("This form came from an older page that does not say which phase it was for; "
-            f"the game has moved on to phase {fresh(game).phase_number} (decisions, turn 1): "
-            "nothing was applied.") in page
+    assert (
+        "This form came from an older page that does not say which phase it was for; "
+        f"the game has moved on to phase {fresh(game).phase_number} (decisions, turn 1): "
+        "nothing was applied."
+    ) in page
     assert snapshot(game) == before
 
 
@@ -222,10 +242,11 @@ def test_a_refused_form_s_kept_input_is_bounded_like_the_form(client, game, alic
     assert boxes <= KEPT_VALUES  # every box a person can tick is kept
     number = str(fresh(game).phase_number)
     client.force_login(alice)
-    for data in ({"form": "decide", "phase": number, "cards": ["1"] * 400},
-                 {"form": "move", "phase": number, "move": "walls F7/F8 " * 10_000},
-                 {"form": "walls", "phase": number, "walls": "F7/F8 " * 10_000,
-                  "treasure": ["8"] * 400}):
+    for data in (
+        {"form": "decide", "phase": number, "cards": ["1"] * 400},
+        {"form": "move", "phase": number, "move": "walls F7/F8 " * 10_000},
+        {"form": "walls", "phase": number, "walls": "F7/F8 " * 10_000, "treasure": ["8"] * 400},
+    ):
         response = client.post(reverse("submit", args=[game.pk]), data)
         assert response.status_code == 302
         kept = client.session[KEPT]["data"]

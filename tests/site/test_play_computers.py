@@ -13,16 +13,27 @@ from engine.serialize import move_from_json
 from games import services
 from games.models import Game, PendingSubmission, Snapshot
 
-OPTIONS = {"name": "G", "player_count": 3, "setup": "basic", "decisions": "sealed",
-           "money": "hidden", "deadline_hours": 48, "invite_only": False, "colour": "red"}
+OPTIONS = {
+    "name": "G",
+    "player_count": 3,
+    "setup": "basic",
+    "decisions": "sealed",
+    "money": "hidden",
+    "deadline_hours": 48,
+    "invite_only": False,
+    "colour": "red",
+}
 
 
 @pytest.fixture
 def announced(monkeypatch) -> dict[str, list[tuple[int, ...]]]:
     """What the services announce for the tasks (nothing is queued)."""
     found: dict[str, list[tuple[int, ...]]] = {"notify": [], "computer": [], "resolve": []}
-    for name, key in (("_dispatch_notify", "notify"), ("_dispatch_computer", "computer"),
-                      ("_dispatch_resolve", "resolve")):
+    for name, key in (
+        ("_dispatch_notify", "notify"),
+        ("_dispatch_computer", "computer"),
+        ("_dispatch_resolve", "resolve"),
+    ):
         monkeypatch.setattr(services, name, lambda *args, key=key: found[key].append(args))
     return found
 
@@ -36,7 +47,8 @@ def computers_only(creator, django_capture_on_commit_callbacks) -> Game:
 
 
 def test_a_game_of_computers_plays_a_stretch_of_phases_in_one_call(
-        alice, announced, django_capture_on_commit_callbacks):
+    alice, announced, django_capture_on_commit_callbacks
+):
     game = computers_only(alice, django_capture_on_commit_callbacks)
     announced["computer"].clear()
     announced["notify"].clear()  # the game's start, while alice still had her seat
@@ -54,7 +66,8 @@ def test_a_game_of_computers_plays_a_stretch_of_phases_in_one_call(
 
 
 def test_the_stretch_keeps_the_record_the_engine_replays(
-        alice, announced, django_capture_on_commit_callbacks):
+    alice, announced, django_capture_on_commit_callbacks
+):
     """Every move of the stretch is in the record, in order: replayed by the engine from
     the game's settings, it gives the state stored (as for moves resolved one by one)."""
     game = computers_only(alice, django_capture_on_commit_callbacks)
@@ -67,23 +80,26 @@ def test_the_stretch_keeps_the_record_the_engine_replays(
 
 
 def test_computers_of_a_sealed_phase_wait_for_the_person(
-        alice, announced, django_capture_on_commit_callbacks):
+    alice, announced, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=True):
         game = services.create_game(alice, **OPTIONS, computer_colours=["ochre", "lilac"])
     game = Game.objects.get(pk=game.pk)
     assert set(game.waiting) == {"red", "ochre", "lilac"}  # the first phase is sealed
     assert services.play_computers(game.pk, game.phase_number) == 0
-    stored = set(PendingSubmission.objects.filter(game=game).values_list("seat__colour",
-                                                                         flat=True))
-    assert stored == {"ochre", "lilac"} and Game.objects.get(pk=game.pk).phase_number == \
-        game.phase_number
+    stored = set(PendingSubmission.objects.filter(game=game).values_list("seat__colour", flat=True))
+    assert (
+        stored == {"ochre", "lilac"}
+        and Game.objects.get(pk=game.pk).phase_number == game.phase_number
+    )
     # Again (a redelivered task): nothing more.
     assert services.play_computers(game.pk, game.phase_number) == 0
     assert PendingSubmission.objects.filter(game=game).count() == 2
 
 
 def test_a_redelivered_task_for_a_resolved_phase_does_nothing(
-        alice, announced, django_capture_on_commit_callbacks):
+    alice, announced, django_capture_on_commit_callbacks
+):
     game = computers_only(alice, django_capture_on_commit_callbacks)
     number = game.phase_number
     assert services.play_computers(game.pk, number, phases=2) == 2
@@ -93,7 +109,8 @@ def test_a_redelivered_task_for_a_resolved_phase_does_nothing(
 
 
 def test_a_person_told_by_email_is_told_once_per_stretch(
-        alice, announced, django_capture_on_commit_callbacks):
+    alice, announced, django_capture_on_commit_callbacks
+):
     """A computer stands in for alice: she is still told the game, once for the stretch
     (notify folds the phases it did not tell into the last one)."""
     with django_capture_on_commit_callbacks(execute=True):
@@ -107,8 +124,7 @@ def test_a_person_told_by_email_is_told_once_per_stretch(
     assert game.notified_phase < game.phase_number
 
 
-def test_a_stretch_writes_its_rows_together(
-        alice, announced, django_capture_on_commit_callbacks):
+def test_a_stretch_writes_its_rows_together(alice, announced, django_capture_on_commit_callbacks):
     """The queries of a stretch do not grow with its phases: the game's row is saved once
     and its record, events and snapshots inserted once each (issue 11: throughput)."""
     game = computers_only(alice, django_capture_on_commit_callbacks)
@@ -125,7 +141,8 @@ def test_a_stretch_writes_its_rows_together(
 
 
 def test_a_computer_that_ends_an_alliance_in_a_stretch_then_makes_its_move(
-        alice, announced, monkeypatch, django_capture_on_commit_callbacks):
+    alice, announced, monkeypatch, django_capture_on_commit_callbacks
+):
     """RULES 7.1: ending an alliance is applied at once and the phase still waits for the
     computer, which then makes its move in the same task."""
     from engine.ai import RandomPlayer

@@ -43,11 +43,19 @@ print(json.dumps({"debug": settings.DEBUG, "status": missing.status_code,
 
 
 def run_settings(env: dict[str, str], code: str = PROBE) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items()
-            if k not in {"DEBUG", "SECRET_KEY", "INBOUND_SECRET", *PRODUCTION_ENV}}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DEBUG", "SECRET_KEY", "INBOUND_SECRET", *PRODUCTION_ENV}
+    }
     return subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-        env={**base, "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings", **env})
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**base, "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings", **env},
+    )
 
 
 def probe(env: dict[str, str]) -> dict:
@@ -56,17 +64,21 @@ def probe(env: dict[str, str]) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize(("variables", "named"), [
-    ({}, "SECRET_KEY"),
-    ({"SECRET_KEY": settings.DEV_SECRET_KEY, "INBOUND_SECRET": GOOD_INBOUND}, "SECRET_KEY"),
-    ({"SECRET_KEY": "short", "INBOUND_SECRET": GOOD_INBOUND}, "SECRET_KEY"),
-    ({"SECRET_KEY": GOOD_SECRET}, "INBOUND_SECRET"),
-    ({"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": settings.DEV_INBOUND_SECRET},
-     "INBOUND_SECRET"),
-    ({"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": "lowenherz:guessable"}, "INBOUND_SECRET"),
-])
-def test_with_debug_off_the_site_refuses_to_start_on_a_known_or_missing_secret(variables,
-                                                                                named):
+@pytest.mark.parametrize(
+    ("variables", "named"),
+    [
+        ({}, "SECRET_KEY"),
+        ({"SECRET_KEY": settings.DEV_SECRET_KEY, "INBOUND_SECRET": GOOD_INBOUND}, "SECRET_KEY"),
+        ({"SECRET_KEY": "short", "INBOUND_SECRET": GOOD_INBOUND}, "SECRET_KEY"),
+        ({"SECRET_KEY": GOOD_SECRET}, "INBOUND_SECRET"),
+        (
+            {"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": settings.DEV_INBOUND_SECRET},
+            "INBOUND_SECRET",
+        ),
+        ({"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": "lowenherz:guessable"}, "INBOUND_SECRET"),
+    ],
+)
+def test_with_debug_off_the_site_refuses_to_start_on_a_known_or_missing_secret(variables, named):
     result = run_settings(variables)
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr and named in result.stderr
@@ -95,22 +107,31 @@ def test_the_production_environment_turns_on_https_only_cookies_and_hsts():
 
 def test_check_deploy_fails_when_a_production_switch_is_missing():
     """The CI's `check --deploy --fail-level WARNING` (dev.py) has teeth."""
-    env = {**PRODUCTION_ENV, "SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": GOOD_INBOUND,
-           "SECURE_COOKIES": "false"}
-    code = ("import django, sys; django.setup(); from django.core.management import "
-            "call_command; call_command('check', deploy=True, fail_level='WARNING')")
+    env = {
+        **PRODUCTION_ENV,
+        "SECRET_KEY": GOOD_SECRET,
+        "INBOUND_SECRET": GOOD_INBOUND,
+        "SECURE_COOKIES": "false",
+    }
+    code = (
+        "import django, sys; django.setup(); from django.core.management import "
+        "call_command; call_command('check', deploy=True, fail_level='WARNING')"
+    )
     result = run_settings(env, code)
     assert result.returncode != 0 and "security.W012" in result.stderr
-
 
 
 # --- the README's check on .env.example (issue 21, item 10) ------------------------------------
 
 # .env.example's values left empty, and what the operator fills in (README: "cp
 # .env.example .env, then fill in the empty values"); compose.yaml sets the database's.
-FILLED_IN = {"SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": GOOD_INBOUND,
-             "ALLOWED_HOSTS": "games.example.org", "SITE_URL": "https://games.example.org",
-             "POSTGRES_PASSWORD": "made0up0password"}
+FILLED_IN = {
+    "SECRET_KEY": GOOD_SECRET,
+    "INBOUND_SECRET": GOOD_INBOUND,
+    "ALLOWED_HOSTS": "games.example.org",
+    "SITE_URL": "https://games.example.org",
+    "POSTGRES_PASSWORD": "made0up0password",
+}
 
 
 def env_example() -> dict[str, str]:
@@ -127,12 +148,19 @@ def test_env_example_passes_the_readmes_check_command():
     command = "python manage.py check --deploy --fail-level WARNING"
     assert f"On your server: `{command}`" in readme
     # The test run's own (the browser tests' DJANGO_ALLOW_ASYNC_UNSAFE) are no server's.
-    base = {k: v for k, v in os.environ.items()
-            if k not in {"DEBUG", "CACHE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", *example}}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DEBUG", "CACHE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE", *example}
+    }
     result = subprocess.run(
-        [sys.executable, *command.split()[1:]], cwd=ROOT, capture_output=True, text=True,
-        timeout=120, env={**base, **example, **FILLED_IN,
-                          "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings"})
+        [sys.executable, *command.split()[1:]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**base, **example, **FILLED_IN, "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings"},
+    )
     assert result.returncode == 0, result.stderr
 
 
@@ -157,8 +185,12 @@ def cookie_flags(line: str) -> set[str]:
 
 def test_a_login_in_production_sets_httponly_secure_cookies(transactional_db, alice):
     database = database_url(settings.DATABASES["default"])  # the tests' own, where alice is
-    env = {**PRODUCTION_ENV, "SECRET_KEY": GOOD_SECRET, "INBOUND_SECRET": GOOD_INBOUND,
-           "DATABASE_URL": database}
+    env = {
+        **PRODUCTION_ENV,
+        "SECRET_KEY": GOOD_SECRET,
+        "INBOUND_SECRET": GOOD_INBOUND,
+        "DATABASE_URL": database,
+    }
     result = run_settings(env, LOGIN_PROBE % ("alice", PASSWORD))
     assert result.returncode == 0, result.stderr
     answer = json.loads(result.stdout.strip().splitlines()[-1])
@@ -211,11 +243,13 @@ INLINE = re.compile(r"\sstyle=|\son[a-z]+=|<script(?![^>]*\bsrc=)", re.IGNORECAS
 
 def test_no_page_template_has_an_inline_script_style_or_handler():
     """The policy blocks them in browsers: they would be dead (emails are not pages)."""
-    pages = [path for path in (ROOT / "templates").rglob("*.html")
-             if "emails" not in path.parts]
+    pages = [path for path in (ROOT / "templates").rglob("*.html") if "emails" not in path.parts]
     assert len(pages) > 10
-    offending = [f"{path.relative_to(ROOT)}: {found[0]}" for path in pages
-                 if (found := INLINE.search(path.read_text()))]
+    offending = [
+        f"{path.relative_to(ROOT)}: {found[0]}"
+        for path in pages
+        if (found := INLINE.search(path.read_text()))
+    ]
     assert offending == []
 
 
@@ -238,24 +272,37 @@ def email_settings(env: dict[str, str]) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.mark.parametrize(("env", "expected"), [
-    ({"EMAIL_URL": "smtp+ssl://mail%40example.org:p%2Fss@smtp.example.org"},
-     (SMTP, "smtp.example.org", 465, "mail@example.org", "p/ss", False, True)),
-    ({"EMAIL_URL": "smtp+tls://u:pw@smtp.example.org:587"},
-     (SMTP, "smtp.example.org", 587, "u", "pw", True, False)),
-    ({"EMAIL_URL": "smtp://127.0.0.1"}, (SMTP, "127.0.0.1", 25, "", "", False, False)),
-    ({"EMAIL_HOST": "relay.example.org", "EMAIL_PORT": "2525", "EMAIL_HOST_USER": "u",
-      "EMAIL_HOST_PASSWORD": "pw", "EMAIL_USE_TLS": "true"},
-     (SMTP, "relay.example.org", 2525, "u", "pw", True, False)),
-])
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        (
+            {"EMAIL_URL": "smtp+ssl://mail%40example.org:p%2Fss@smtp.example.org"},
+            (SMTP, "smtp.example.org", 465, "mail@example.org", "p/ss", False, True),
+        ),
+        (
+            {"EMAIL_URL": "smtp+tls://u:pw@smtp.example.org:587"},
+            (SMTP, "smtp.example.org", 587, "u", "pw", True, False),
+        ),
+        ({"EMAIL_URL": "smtp://127.0.0.1"}, (SMTP, "127.0.0.1", 25, "", "", False, False)),
+        (
+            {
+                "EMAIL_HOST": "relay.example.org",
+                "EMAIL_PORT": "2525",
+                "EMAIL_HOST_USER": "u",
+                "EMAIL_HOST_PASSWORD": "pw",
+                "EMAIL_USE_TLS": "true",
+            },
+            (SMTP, "relay.example.org", 2525, "u", "pw", True, False),
+        ),
+    ],
+)
 def test_email_url_or_email_host_name_the_smtp_server_in_djangos_settings(env, expected):
     shown = email_settings(env)
     assert tuple(shown.values()) == expected
 
 
 def test_without_a_server_emails_are_files_and_a_bad_email_url_is_refused():
-    assert email_settings({})["EMAIL_BACKEND"] == \
-        "django.core.mail.backends.filebased.EmailBackend"
+    assert email_settings({})["EMAIL_BACKEND"] == "django.core.mail.backends.filebased.EmailBackend"
     result = run_settings({"DEBUG": "true", "EMAIL_URL": "mail.example.org:25"}, SHOW_EMAIL)
     assert result.returncode != 0
     assert "EMAIL_URL must look like smtp://user:password@host:25" in result.stderr

@@ -35,13 +35,15 @@ def logged_in(client) -> bool:
 
 
 def log_in(client, username: str, password: str, address: str = "10.0.0.1"):
-    return client.post(reverse("login"), {"username": username, "password": password},
-                       REMOTE_ADDR=address)
+    return client.post(
+        reverse("login"), {"username": username, "password": password}, REMOTE_ADDR=address
+    )
 
 
 def test_ten_wrong_passwords_lock_the_account_even_for_the_right_one(client, alice):
-    answers = [log_in(client, "alice", "guess").status_code
-               for _ in range(settings.AXES_FAILURE_LIMIT)]
+    answers = [
+        log_in(client, "alice", "guess").status_code for _ in range(settings.AXES_FAILURE_LIMIT)
+    ]
     assert answers == [200] * (settings.AXES_FAILURE_LIMIT - 1) + [429]  # the last locks
     response = log_in(client, "alice", PASSWORD)
     text = response.content.decode()
@@ -71,8 +73,7 @@ def test_the_stranger_stays_locked_after_the_owner_logs_in(client, alice):
     assert log_in(client, "alice", PASSWORD, address="10.0.9.9").status_code == 429
 
 
-def test_the_owner_behind_a_locked_address_gets_in_by_a_password_reset(client, alice,
-                                                                       mailoutbox):
+def test_the_owner_behind_a_locked_address_gets_in_by_a_password_reset(client, alice, mailoutbox):
     # Strangers sharing the owner's address (one office, one carrier's NAT) locked it.
     for n in range(settings.AXES_FAILURE_LIMIT):
         log_in(client, f"someone{n}", "guess")
@@ -80,8 +81,11 @@ def test_the_owner_behind_a_locked_address_gets_in_by_a_password_reset(client, a
     reset(client, "alice@example.org")
     link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+)", mailoutbox[0].body).group(1)
     form_url = client.get(link, REMOTE_ADDR="10.0.0.1")["Location"]
-    client.post(form_url, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
-                REMOTE_ADDR="10.0.0.1")
+    client.post(
+        form_url,
+        {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+        REMOTE_ADDR="10.0.0.1",
+    )
     assert log_in(client, "alice", NEW_PASSWORD).status_code == 302 and logged_in(client)
 
 
@@ -128,10 +132,18 @@ def test_reset_requests_are_limited_per_address_too(client, settings, alice, bob
 
 
 def signup(client, n: int, address: str = "10.0.0.1"):
-    return client.post(reverse("signup"), {
-        "username": f"new{n}", "email": f"new{n}@example.org", "display_name": f"New {n}",
-        "time_zone": "UTC", "password1": PASSWORD, "password2": PASSWORD},
-        REMOTE_ADDR=address)
+    return client.post(
+        reverse("signup"),
+        {
+            "username": f"new{n}",
+            "email": f"new{n}@example.org",
+            "display_name": f"New {n}",
+            "time_zone": "UTC",
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+        },
+        REMOTE_ADDR=address,
+    )
 
 
 def test_signups_from_one_address_are_limited(client, settings, db):
@@ -146,9 +158,18 @@ def test_signups_from_one_address_are_limited(client, settings, db):
 
 
 def open_game(user: User, name: str) -> Game:
-    return services.create_game(user, name=name, player_count=4, setup="variable",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=True, colour="red", computer_colours=[])
+    return services.create_game(
+        user,
+        name=name,
+        player_count=4,
+        setup="variable",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=True,
+        colour="red",
+        computer_colours=[],
+    )
 
 
 def invite(client, game: Game, first: int, count: int):
@@ -173,12 +194,22 @@ def test_an_invitation_over_the_limit_is_refused_clearly(client, settings, alice
     assert response.status_code == 200
     assert "as many invitations as one person may (3 per day)" in text
     assert "not sent to p3@example.org" in text and "(sent to p2@example.org)" in text
-    assert sorted(OutgoingEmail.objects.filter(kind="invitation").values_list(
-        "to", flat=True)) == ["p0@example.org", "p1@example.org", "p2@example.org"]
+    assert sorted(OutgoingEmail.objects.filter(kind="invitation").values_list("to", flat=True)) == [
+        "p0@example.org",
+        "p1@example.org",
+        "p2@example.org",
+    ]
 
 
-@pytest.mark.parametrize(("rate", "words"), [("30/d", "30 per day"), ("60/h", "60 per hour"),
-                                             ("5/10m", "5 per 10 minutes"), ("1/1d", "1 per day")])
+@pytest.mark.parametrize(
+    ("rate", "words"),
+    [
+        ("30/d", "30 per day"),
+        ("60/h", "60 per hour"),
+        ("5/10m", "5 per 10 minutes"),
+        ("1/1d", "1 per day"),
+    ],
+)
 def test_a_limit_is_told_in_words(settings, rate, words):
     from games.limits import per_period
 

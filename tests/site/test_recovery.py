@@ -39,8 +39,9 @@ def queued(monkeypatch) -> list[tuple]:
     """What the core asked to queue, in order: ("resolve", game, phase), ..."""
     calls: list[tuple] = []
     for kind in ("notify", "resolve", "computer"):
-        monkeypatch.setattr(services, f"_dispatch_{kind}",
-                            lambda *args, kind=kind: calls.append((kind, *args)))
+        monkeypatch.setattr(
+            services, f"_dispatch_{kind}", lambda *args, kind=kind: calls.append((kind, *args))
+        )
     return calls
 
 
@@ -71,11 +72,13 @@ def told(game: Game) -> Game:
 @pytest.fixture
 def recover(queued, django_capture_on_commit_callbacks):
     """`recover(now)`: one pass, its commit and what it queued."""
+
     def one_pass(now: datetime) -> list[tuple]:
         queued.clear()
         with django_capture_on_commit_callbacks(execute=True):
             recovery.recover(now)
         return sorted(queued)
+
     return one_pass
 
 
@@ -102,10 +105,18 @@ def test_a_pass_looks_again_only_after_another_grace(game, queued, recover):
 
 
 def test_a_lost_computer_move_is_asked_for_again(alice, bob, recover):
-    game = services.create_game(alice, name="With a computer", player_count=3,
-                                setup="basic", decisions="sealed", money="hidden",
-                                deadline_hours=48, invite_only=False, colour="red",
-                                computer_colours=["lilac"])
+    game = services.create_game(
+        alice,
+        name="With a computer",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["lilac"],
+    )
     services.join_game(game.pk, bob, "ochre")
     game = told(game)
     computer = Seat.objects.get(game=game, colour="lilac")
@@ -167,14 +178,23 @@ def test_a_game_that_owes_nothing_is_forgotten(game, recover):
     assert fresh(game).work_due_since is None
 
 
-def test_the_pass_reads_only_the_games_that_owe_work(game, alice, bob, charlie, recover,
-                                                     django_assert_max_num_queries):
+def test_the_pass_reads_only_the_games_that_owe_work(
+    game, alice, bob, charlie, recover, django_assert_max_num_queries
+):
     game = told(game)
     for number in range(30):  # games waiting for people: nothing owed, never read
-        other = services.create_game(alice, name=f"Idle {number}", player_count=3,
-                                     setup="basic", decisions="sealed", money="hidden",
-                                     deadline_hours=48, invite_only=False, colour="red",
-                                     computer_colours=[])
+        other = services.create_game(
+            alice,
+            name=f"Idle {number}",
+            player_count=3,
+            setup="basic",
+            decisions="sealed",
+            money="hidden",
+            deadline_hours=48,
+            invite_only=False,
+            colour="red",
+            computer_colours=[],
+        )
         services.join_game(other.pk, bob, "ochre")
         services.join_game(other.pk, charlie, "lilac")
         told(other)
@@ -186,8 +206,9 @@ def test_the_pass_reads_only_the_games_that_owe_work(game, alice, bob, charlie, 
 def test_the_migration_hands_every_running_game_to_the_first_pass(game, recover):
     """Upgrading with running games (games/migrations/0003): notified as they were, and
     owed a look: the first pass queues what is owed and forgets the rest."""
-    Game.objects.filter(pk=game.pk).update(notified_phase=game.phase_number,
-                                           work_due_since=game.started_at)
+    Game.objects.filter(pk=game.pk).update(
+        notified_phase=game.phase_number, work_due_since=game.started_at
+    )
     assert recover(later(game)) == []
     assert fresh(game).work_due_since is None
 
@@ -196,14 +217,23 @@ def test_the_migration_hands_every_running_game_to_the_first_pass(game, recover)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_passes_at_once_queue_each_task_once(on_postgresql, alice, bob, charlie, queued,
-                                                 monkeypatch):
+def test_two_passes_at_once_queue_each_task_once(
+    on_postgresql, alice, bob, charlie, queued, monkeypatch
+):
     games = []
     for number in range(3):
-        game = services.create_game(alice, name=f"Race {number}", player_count=3,
-                                    setup="basic", decisions="sealed", money="hidden",
-                                    deadline_hours=48, invite_only=False, colour="red",
-                                    computer_colours=[])
+        game = services.create_game(
+            alice,
+            name=f"Race {number}",
+            player_count=3,
+            setup="basic",
+            decisions="sealed",
+            money="hidden",
+            deadline_hours=48,
+            invite_only=False,
+            colour="red",
+            computer_colours=[],
+        )
         services.join_game(game.pk, bob, "ochre")
         services.join_game(game.pk, charlie, "lilac")
         notify.phase_changed(game.pk, fresh(game).phase_number)
@@ -219,10 +249,12 @@ def test_two_passes_at_once_queue_each_task_once(on_postgresql, alice, bob, char
 # --- a move is accepted when it is committed ----------------------------------------------
 
 
-def test_a_move_is_accepted_when_the_broker_is_down(client, game, alice, monkeypatch, caplog,
-                                                    django_capture_on_commit_callbacks):
+def test_a_move_is_accepted_when_the_broker_is_down(
+    client, game, alice, monkeypatch, caplog, django_capture_on_commit_callbacks
+):
     """What a broker's client raises when Redis is unreachable (test_faults.py stops a
     real Redis): the person sees their move accepted, and the failure is logged."""
+
     def down(*args, **kwargs):
         raise BrokerDown("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
@@ -233,23 +265,38 @@ def test_a_move_is_accepted_when_the_broker_is_down(client, game, alice, monkeyp
     seat = Seat.objects.get(game=game, user=alice)
     move = format_move(RandomPlayer("red").choose(fresh(game).engine_state, "red"))
     client.force_login(alice)
-    with caplog.at_level(logging.ERROR, logger="games.tasks"), \
-            django_capture_on_commit_callbacks(execute=True):
-        response = client.post(reverse("submit", args=[game.pk]),
-                               {"move": move, "phase": str(fresh(game).phase_number)}, follow=True)
+    with (
+        caplog.at_level(logging.ERROR, logger="games.tasks"),
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        response = client.post(
+            reverse("submit", args=[game.pk]),
+            {"move": move, "phase": str(fresh(game).phase_number)},
+            follow=True,
+        )
     assert response.status_code == 200
     assert "Your submission:" in response.content.decode()
     assert seat.pending.filter(phase_number=game.phase_number).exists()
-    assert any("could not queue games.tasks.resolve_phase" in r.getMessage()
-               for r in caplog.records)
+    assert any(
+        "could not queue games.tasks.resolve_phase" in r.getMessage() for r in caplog.records
+    )
     assert fresh(game).work_due_since is not None  # and the recovery pass will find it
 
 
 # --- the tasks themselves -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("task", [tasks.resolve_phase, tasks.play_computer, tasks.notify_phase,
-                                  tasks.send_email, tasks.sweep, tasks.send_digests])
+@pytest.mark.parametrize(
+    "task",
+    [
+        tasks.resolve_phase,
+        tasks.play_computer,
+        tasks.notify_phase,
+        tasks.send_email,
+        tasks.sweep,
+        tasks.send_digests,
+    ],
+)
 def test_every_task_survives_its_worker_and_retries_what_can_pass(task):
     assert task.acks_late and task.reject_on_worker_lost
     assert task.max_retries and task.retry_backoff
@@ -282,7 +329,8 @@ def runs(log: str, task: str, what: str = "received") -> int:
 
 @pytest.mark.django_db(transaction=True)
 def test_a_backlog_holds_one_copy_of_each_task_however_many_passes(
-        alice, bob, charlie, celery_worker_process, monkeypatch):
+    alice, bob, charlie, celery_worker_process, monkeypatch
+):
     """The worker takes nothing (busy elsewhere) while five passes, each a grace apart,
     find every game owed its phase's emails and its resolve: each task waits in the queue
     once. A resolve whose message never reached the queue (Redis refused it) is queued
@@ -302,8 +350,11 @@ def test_a_backlog_holds_one_copy_of_each_task_however_many_passes(
 
     passes(games, 5)
 
-    owed = [(f"games.tasks.{task}", f"({g.pk}, {g.phase_number})")
-            for task in ("notify_phase", "resolve_phase") for g in games]
+    owed = [
+        (f"games.tasks.{task}", f"({g.pk}, {g.phase_number})")
+        for task in ("notify_phase", "resolve_phase")
+        for g in games
+    ]
     assert waiting(worker.queue) == Counter(owed)  # one of each, the lost one too
 
     worker.consume(True)
@@ -325,7 +376,8 @@ def test_a_backlog_holds_one_copy_of_each_task_however_many_passes(
 
 @pytest.mark.django_db(transaction=True)
 def test_what_a_flushed_or_purged_queue_lost_is_queued_again_once(
-        on_postgresql, alice, bob, charlie, celery_queue):
+    on_postgresql, alice, bob, charlie, celery_queue
+):
     """No worker takes the session's queue here. A flushed Redis loses the messages and
     their marks; a purged queue (`celery purge`) loses the messages only: either way the
     passes queue each owed task once more, and only once."""

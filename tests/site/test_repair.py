@@ -85,11 +85,16 @@ def store_moves(game: Game, broken: bool = True) -> int:
     state = game.engine_state
     assert state.phase.kind == "decision"
     for seat in game.seats.filter(colour__in=state.waiting):
-        move = Bid(3) if broken and seat.colour == "ochre" else \
-            RandomPlayer(f"{game.seed}/{seat.colour}").choose(state, seat.colour)
+        move = (
+            Bid(3)
+            if broken and seat.colour == "ochre"
+            else RandomPlayer(f"{game.seed}/{seat.colour}").choose(state, seat.colour)
+        )
         PendingSubmission.objects.update_or_create(
-            seat=seat, phase_number=game.phase_number,
-            defaults={"game": game, "move": move_to_json(move), "text": format_move(move)})
+            seat=seat,
+            phase_number=game.phase_number,
+            defaults={"game": game, "move": move_to_json(move), "text": format_move(move)},
+        )
     with transaction.atomic():
         services.keep_due(Game.objects.select_for_update().get(pk=game.pk))
     return game.phase_number
@@ -110,8 +115,7 @@ def pause_for_repair(game: Game) -> int:
 
 
 def pending_rows(game: Game) -> list[tuple[str, str]]:
-    return sorted(PendingSubmission.objects.filter(game=game)
-                  .values_list("seat__colour", "text"))
+    return sorted(PendingSubmission.objects.filter(game=game).values_list("seat__colour", "text"))
 
 
 # --- counted, then paused ---------------------------------------------------------------
@@ -141,10 +145,10 @@ def test_a_broken_phase_is_tried_again_then_paused_for_repair(game, recover, cap
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]
     assert len(errors) == 1 and f"game {game.pk} (Test game) needs repair" in errors[0].message
     assert errors[0].exc_info and errors[0].exc_info[0] is AssertionError
-    warnings = [r for r in caplog.records
-                if r.levelno == logging.WARNING and r.name == "games.services"]
-    assert len(warnings) == ATTEMPTS - 1 and all(f"game {game.pk}:" in r.message
-                                                 for r in warnings)
+    warnings = [
+        r for r in caplog.records if r.levelno == logging.WARNING and r.name == "games.services"
+    ]
+    assert len(warnings) == ATTEMPTS - 1 and all(f"game {game.pk}:" in r.message for r in warnings)
 
 
 def test_the_operators_are_emailed_once_through_the_outbox(game):
@@ -194,14 +198,27 @@ def test_a_database_error_is_not_counted_as_a_broken_move(game, monkeypatch, whe
 def test_computers_completing_a_broken_phase_count_too(alice):
     """The computers' task applies the phase when their moves complete it: the person's
     broken move stops it the same way, and the stretch it began is rolled back."""
-    game = services.create_game(alice, name="With computers", player_count=3,
-                                setup="basic", decisions="sealed", money="hidden",
-                                deadline_hours=48, invite_only=False, colour="ochre",
-                                computer_colours=["red", "lilac"])
+    game = services.create_game(
+        alice,
+        name="With computers",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="ochre",
+        computer_colours=["red", "lilac"],
+    )
     game = told(game)
     ochre = Seat.objects.get(game=game, colour="ochre")
-    PendingSubmission.objects.create(game=game, seat=ochre, phase_number=game.phase_number,
-                                     move=move_to_json(Bid(3)), text="bid 3")
+    PendingSubmission.objects.create(
+        game=game,
+        seat=ochre,
+        phase_number=game.phase_number,
+        move=move_to_json(Bid(3)),
+        text="bid 3",
+    )
     for attempt in range(1, ATTEMPTS + 1):
         assert services.play_computers(game.pk, game.phase_number) == 0
         assert fresh(game).resolve_failures == attempt
@@ -211,14 +228,27 @@ def test_computers_completing_a_broken_phase_count_too(alice):
 
 
 def test_a_passed_deadline_leaves_a_paused_game_alone(alice, caplog):
-    game = services.create_game(alice, name="Deadline", player_count=3, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="ochre",
-                                computer_colours=["red", "lilac"])
+    game = services.create_game(
+        alice,
+        name="Deadline",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="ochre",
+        computer_colours=["red", "lilac"],
+    )
     game = told(game)
     ochre = Seat.objects.get(game=game, colour="ochre")
-    PendingSubmission.objects.create(game=game, seat=ochre, phase_number=game.phase_number,
-                                     move=move_to_json(Bid(3)), text="bid 3")
+    PendingSubmission.objects.create(
+        game=game,
+        seat=ochre,
+        phase_number=game.phase_number,
+        move=move_to_json(Bid(3)),
+        text="bid 3",
+    )
     for _ in range(ATTEMPTS):
         services.play_computers(game.pk, game.phase_number)
     caplog.clear()
@@ -239,9 +269,11 @@ def test_a_paused_game_refuses_new_moves_with_a_sentence(game, alice):
     move = RandomPlayer("again").choose(fresh(game).engine_state, "red")
     with pytest.raises(services.GameError, match="paused for repair"):
         services.submit(game.pk, seat.pk, move, number)
-    response = as_user(alice).post(reverse("submit", args=[game.pk]),
-                                   {"move": format_move(move), "phase": str(number)},
-                                   follow=True)
+    response = as_user(alice).post(
+        reverse("submit", args=[game.pk]),
+        {"move": format_move(move), "phase": str(number)},
+        follow=True,
+    )
     assert "Not accepted: this game is paused for repair" in response.content.decode()
     assert pending_rows(game) == stored
 
@@ -249,8 +281,9 @@ def test_a_paused_game_refuses_new_moves_with_a_sentence(game, alice):
 def test_a_move_by_email_to_a_paused_game_is_answered_with_the_sentence(game, alice):
     pause_for_repair(game)
     stored = pending_rows(game)
-    result = handle_message(email("decide 1, 3", to=address_of(fresh(game), "red"),
-                                  sender=alice.email))
+    result = handle_message(
+        email("decide 1, 3", to=address_of(fresh(game), "red"), sender=alice.email)
+    )
     assert result.verdict == Verdict.REFUSED
     answer = OutgoingEmail.objects.get(user=alice, kind="move_refused")
     assert "this game is paused for repair" in answer.text
@@ -303,9 +336,13 @@ def test_the_command_lists_the_games_paused_and_being_tried(game, alice, bob, ch
     assert len(lines) == 2
     since = fresh(game).needs_repair_since
     assert lines[0].split("\t") == [
-        str(game.pk), "Test game", f"paused for repair since {since:%Y-%m-%d %H:%M:%S %Z}",
-        f"attempts {ATTEMPTS} of {ATTEMPTS}", f"phase {number}",
-        "AssertionError"]
+        str(game.pk),
+        "Test game",
+        f"paused for repair since {since:%Y-%m-%d %H:%M:%S %Z}",
+        f"attempts {ATTEMPTS} of {ATTEMPTS}",
+        f"phase {number}",
+        "AssertionError",
+    ]
     assert lines[1].startswith(f"{other.pk}\tStill trying\tbeing tried again\tattempts 1 of")
     assert "Traceback" in repair_games("-v", "2")
 
@@ -319,8 +356,9 @@ def test_a_retry_of_a_game_not_paused_changes_nothing(game, alice, bob, charlie,
     assert fresh(game).needs_repair and queued == []
 
 
-def test_retry_all_queues_every_paused_game(game, alice, bob, charlie, queued,
-                                            django_capture_on_commit_callbacks):
+def test_retry_all_queues_every_paused_game(
+    game, alice, bob, charlie, queued, django_capture_on_commit_callbacks
+):
     other = three_player_game(alice, bob, charlie, name="Second")
     numbers = {g.pk: pause_for_repair(g) for g in (game, other)}
     queued.clear()
@@ -359,9 +397,12 @@ def worker_with_operators(transactional_db, tmp_path: Path) -> Iterator:
     mailbox.start()
     queue = f"lowenherz-test-repair-{uuid.uuid4().hex[:8]}"
     before, celery_app.conf.task_default_queue = celery_app.conf.task_default_queue, queue
-    env = {**worker_env(tmp_path / "var"), "ADMINS": f"Ops <{OPS}>",
-           "EMAIL_URL": f"smtp://127.0.0.1:{mailbox.port}",
-           "RESOLVE_MAX_ATTEMPTS": str(ATTEMPTS)}
+    env = {
+        **worker_env(tmp_path / "var"),
+        "ADMINS": f"Ops <{OPS}>",
+        "EMAIL_URL": f"smtp://127.0.0.1:{mailbox.port}",
+        "RESOLVE_MAX_ATTEMPTS": str(ATTEMPTS),
+    }
     worker = launch_worker(queue, env, tmp_path / "worker.log")
     try:
         yield worker, mailbox
@@ -377,13 +418,13 @@ def submit_decisions(game: Game) -> int:
     game = fresh(game)
     for seat in game.seats.filter(colour__in=game.waiting):
         move = RandomPlayer(f"{game.seed}/{game.phase_number}/{seat.colour}").choose(
-            game.engine_state, seat.colour)
+            game.engine_state, seat.colour
+        )
         services.submit(game.pk, seat.pk, move, game.phase_number)
     return game.phase_number
 
 
-def test_a_broken_game_is_paused_and_the_others_go_on(worker_with_operators, alice, bob,
-                                                      charlie):
+def test_a_broken_game_is_paused_and_the_others_go_on(worker_with_operators, alice, bob, charlie):
     worker, mailbox = worker_with_operators
     good = three_player_game(alice, bob, charlie, name="Good")
     broken = three_player_game(alice, bob, charlie, name="Broken")
@@ -392,8 +433,9 @@ def test_a_broken_game_is_paused_and_the_others_go_on(worker_with_operators, ali
     first = submit_decisions(good)  # the last one queues the good game's resolve
     for attempt in range(1, ATTEMPTS + 1):
         recovery.recover(later(broken))  # each grace, the pass queues the resolve again
-        wait_until(lambda a=attempt: fresh(broken).resolve_failures >= a,
-                   f"the worker's attempt {attempt}")
+        wait_until(
+            lambda a=attempt: fresh(broken).resolve_failures >= a, f"the worker's attempt {attempt}"
+        )
     wait_until(lambda: fresh(good).phase_number > first, "the good game resolves")
     assert fresh(broken).needs_repair
     for days in (1, 2, 3):  # passes long after: nothing more is queued for it
@@ -403,8 +445,10 @@ def test_a_broken_game_is_paused_and_the_others_go_on(worker_with_operators, ali
     assert (broken.resolve_failures, broken.phase_number) == (ATTEMPTS, number)
     assert broken.work_due_since is None  # no pass looks at it again
     log = worker.log()
-    assert log.count(f"game {broken.pk}: the moves of phase {number} failed to apply "
-                     "(attempt") == ATTEMPTS - 1
+    assert (
+        log.count(f"game {broken.pk}: the moves of phase {number} failed to apply (attempt")
+        == ATTEMPTS - 1
+    )
     assert log.count(f"game {broken.pk} (Broken) needs repair") == 1
     # The operators' email, through the outbox and a real SMTP conversation.
     wait_until(lambda: any(OPS in str(m["To"]) for m in mailbox.messages), "the email")
@@ -424,11 +468,9 @@ def test_a_recovery_pass_queues_nothing_for_a_paused_game(game, recover):
     assert fresh(game).work_due_since is None
 
 
-
 def test_admins_come_from_the_environment_and_a_bad_one_is_refused(monkeypatch):
     monkeypatch.setenv("ADMINS", "Ops Person <ops@example.org>, night@example.org")
-    assert env_admins("ADMINS") == [("Ops Person", "ops@example.org"),
-                                    ("", "night@example.org")]
+    assert env_admins("ADMINS") == [("Ops Person", "ops@example.org"), ("", "night@example.org")]
     monkeypatch.setenv("ADMINS", "ops at example.org")
     with pytest.raises(ValueError, match="ADMINS must be email addresses"):
         env_admins("ADMINS")

@@ -78,20 +78,37 @@ def phase_views() -> dict[str, View]:
 
 def _context(v: View | None = None) -> dict[str, Any]:
     context: dict[str, Any] = {
-        "game": SimpleNamespace(name="Mail game", pk=1), "name": "Alice", "site_url": SITE,
-        "game_url": f"{SITE}/games/1/", "prefs_url": f"{SITE}/mail/preferences/",
-        "unsubscribe_url": f"{SITE}/mail/unsubscribe/abc/", "deadline":
-        "Tue 4 Mar 2025, 14:00 CET (Europe/Berlin)",
-        "events": ["Bob bid 3 ducats and won the duel for 2 walls.",
-                   "Charlie placed a knight on F7."]}
+        "game": SimpleNamespace(name="Mail game", pk=1),
+        "name": "Alice",
+        "site_url": SITE,
+        "game_url": f"{SITE}/games/1/",
+        "prefs_url": f"{SITE}/mail/preferences/",
+        "unsubscribe_url": f"{SITE}/mail/unsubscribe/abc/",
+        "deadline": "Tue 4 Mar 2025, 14:00 CET (Europe/Berlin)",
+        "events": [
+            "Bob bid 3 ducats and won the duel for 2 walls.",
+            "Charlie placed a knight on F7.",
+        ],
+    }
     if v is None:
         return context
-    return {**context, "v": v, "phase_label": compose.phase_label(v["phase"]),
-            "phase_sentence": phase_text(v["phase"], NAMES), "asked": compose.asked(v, NAMES),
-            "examples": compose.examples(v), "board": board_text(v), "card": v.get("card") or "",
-            "card_text": card_text(v.get("card")), "hand": compose.hand(v),
-            "scores": compose.scores(v, NAMES), "decisions": [], "sealed": "",
-            "magic_url": f"{SITE}/m/abc/", "time_left": "5 hours"}
+    return {
+        **context,
+        "v": v,
+        "phase_label": compose.phase_label(v["phase"]),
+        "phase_sentence": phase_text(v["phase"], NAMES),
+        "asked": compose.asked(v, NAMES),
+        "examples": compose.examples(v),
+        "board": board_text(v),
+        "card": v.get("card") or "",
+        "card_text": card_text(v.get("card")),
+        "hand": compose.hand(v),
+        "scores": compose.scores(v, NAMES),
+        "decisions": [],
+        "sealed": "",
+        "magic_url": f"{SITE}/m/abc/",
+        "time_left": "5 hours",
+    }
 
 
 def _rendered(kind: str, context: dict[str, Any]) -> tuple[str, str]:
@@ -110,13 +127,38 @@ def our_emails() -> tuple[Sent, ...]:
     decision = phase_views()["decision"]
     emails.append(Sent("reminder", "decide 2, 3", *_rendered("reminder", _context(decision))))
     answer = {**_context(), "may_reply": True}
-    emails.append(Sent("move_refused", "decide 2, 3", *_rendered("move_refused", {
-        **answer, "commands": ["decide 1, 3", "bid 5"],
-        "message": "Nothing was applied: one move per reply, please."})))
-    emails.append(Sent("move_accepted", "bid 4", *_rendered("move_accepted", {
-        **answer, "commands": ["bid 3"], "message": "Accepted: bid 3."})))
-    emails.append(Sent("results", "decide 2, 3", *_rendered("results", {
-        **_context(decision), "scores": compose.scores(decision, NAMES)})))
+    emails.append(
+        Sent(
+            "move_refused",
+            "decide 2, 3",
+            *_rendered(
+                "move_refused",
+                {
+                    **answer,
+                    "commands": ["decide 1, 3", "bid 5"],
+                    "message": "Nothing was applied: one move per reply, please.",
+                },
+            ),
+        )
+    )
+    emails.append(
+        Sent(
+            "move_accepted",
+            "bid 4",
+            *_rendered(
+                "move_accepted", {**answer, "commands": ["bid 3"], "message": "Accepted: bid 3."}
+            ),
+        )
+    )
+    emails.append(
+        Sent(
+            "results",
+            "decide 2, 3",
+            *_rendered(
+                "results", {**_context(decision), "scores": compose.scores(decision, NAMES)}
+            ),
+        )
+    )
     return tuple(emails)
 
 
@@ -134,8 +176,11 @@ def plain_reply(style: dict[str, Any], sent: Sent, variant: str) -> str:
     quote = style["quote"]
     if quote:
         original = [f"{quote}{line}" if line else quote.rstrip() for line in original]
-    header = [f"{quote}{line}".rstrip() for line in style["header"]] \
-        if style["quoted_header"] else style["header"]
+    header = (
+        [f"{quote}{line}".rstrip() for line in style["header"]]
+        if style["quoted_header"]
+        else style["header"]
+    )
     player = [sent.command, "", *PROSE, ""]
     if style["below"]:
         return "\n".join([*header, *original, "", *player])
@@ -155,8 +200,8 @@ def html_reply(style: dict[str, Any], sent: Sent) -> EmailMessage:
     body = re.search(r"<body[^>]*>(.*)</body>", sent.html, re.DOTALL)
     assert body is not None
     original = _divs(style["header"]) + (
-        f'<blockquote type="cite">{body.group(1)}</blockquote>' if style["quote"]
-        else body.group(1))
+        f'<blockquote type="cite">{body.group(1)}</blockquote>' if style["quote"] else body.group(1)
+    )
     if style["quote"]:
         original = f'<div class="gmail_quote">{original}</div>'
     player = _divs([sent.command, "", *PROSE, ""])
@@ -186,14 +231,20 @@ def wrong(style: dict[str, Any]) -> Iterator[str]:
         for variant in VARIANTS:
             got = read(style, sent, variant)
             if (got.submissions, got.errors, got.ignored) != ((sent.command,), (), PROSE):
-                yield (f"{sent.name} ({variant}): read {got.submissions}, errors "
-                       f"{got.errors}, ignored {got.ignored[:4]}")
+                yield (
+                    f"{sent.name} ({variant}): read {got.submissions}, errors "
+                    f"{got.errors}, ignored {got.ignored[:4]}"
+                )
 
 
 def refused(style: dict[str, Any]) -> int:
     """How many of this style's replies would be refused (an error, or no command)."""
-    return sum(1 for sent in our_emails() for variant in VARIANTS
-               if read(style, sent, variant).errors or not read(style, sent, variant).moves)
+    return sum(
+        1
+        for sent in our_emails()
+        for variant in VARIANTS
+        if read(style, sent, variant).errors or not read(style, sent, variant).moves
+    )
 
 
 # --- the tests ---------------------------------------------------------------------------------
@@ -212,11 +263,17 @@ def test_every_email_that_invites_a_reply_would_be_misread_if_not_cut():
 
 
 def test_the_styles_cover_quoted_and_unquoted_originals_from_every_corpus():
-    sources = {style["source"].split("/")[0] + "/" + style["source"].split("/")[1]
-               for style in STYLES}
-    assert sources == {"github/email_reply_parser", "mailgun/talon",
-                       "discourse/email_reply_trimmer", "crisp-oss/email-reply-parser",
-                       "alfonsrv/mail-parser-reply", "fiedl/extended_email_reply_parser"}
+    sources = {
+        style["source"].split("/")[0] + "/" + style["source"].split("/")[1] for style in STYLES
+    }
+    assert sources == {
+        "github/email_reply_parser",
+        "mailgun/talon",
+        "discourse/email_reply_trimmer",
+        "crisp-oss/email-reply-parser",
+        "alfonsrv/mail-parser-reply",
+        "fiedl/extended_email_reply_parser",
+    }
     assert sum(1 for s in STYLES if not s["quote"]) >= 20
     assert len(our_emails()) >= 10
 

@@ -54,8 +54,11 @@ def whole_body(name: str) -> str:
     quote marks (as a client that quotes without them would send it)."""
     message = sample(name)
     plain = message.get_body(preferencelist=("plain",))
-    body = str(plain.get_content()) if plain is not None else \
-        html_text(str(html_part(message).get_content()))
+    body = (
+        str(plain.get_content())
+        if plain is not None
+        else html_text(str(html_part(message).get_content()))
+    )
     return re.sub(r"(?m)^>+ ?", "", body)
 
 
@@ -88,4 +91,14 @@ def test_every_language_and_client_named_in_the_issue_has_a_sample():
     names = {name.removesuffix(".eml") for name, _, _ in SAMPLES}
     assert {"de_gmx", "de_webde", "de_outlook", "de_yahoo", "de_apple_mail", "de_k9"} <= names
     assert {name.split("_")[0] for name in names} >= {
-        "de", "it", "fr", "nl", "sv", "da", "no", "es", "pl", "pt"}
+        "de",
+        "it",
+        "fr",
+        "nl",
+        "sv",
+        "da",
+        "no",
+        "es",
+        "pl",
+        "pt",
+    }

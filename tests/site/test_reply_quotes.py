@@ -49,11 +49,22 @@ pytestmark = pytest.mark.django_db
 
 GREETING = ("Hi all,", "see you on the board", "Lion")  # a reply with no move in it
 ATTRIBUTION = "On Mon, 3 Mar 2026 at 10:15, Löwenherz <play+x@games.example.org> wrote:"
-HEADER = ["From: Löwenherz <play+x@games.example.org>",
-          "Sent: Monday, March 3, 2026 10:15 AM", "To: Lion <lion@example.org>",
-          "Subject: Re: Test game: your move"]
-PHASE_KINDS = {"placement", "decision", "negotiation", "duel", "perform/walls",
-               "perform/swords", "perform/piles", "crown"}
+HEADER = [
+    "From: Löwenherz <play+x@games.example.org>",
+    "Sent: Monday, March 3, 2026 10:15 AM",
+    "To: Lion <lion@example.org>",
+    "Subject: Re: Test game: your move",
+]
+PHASE_KINDS = {
+    "placement",
+    "decision",
+    "negotiation",
+    "duel",
+    "perform/walls",
+    "perform/swords",
+    "perform/piles",
+    "crown",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -64,8 +75,9 @@ def fast_passwords(settings) -> None:
 @pytest.fixture
 def many_emails(settings) -> Iterator[None]:
     """More emails from one sender than an hour allows: these tests send many."""
-    with override_settings(RATE_LIMITS={**settings.RATE_LIMITS, "inbound": "10000/h",
-                                        "refusal": "10000/d"}):
+    with override_settings(
+        RATE_LIMITS={**settings.RATE_LIMITS, "inbound": "10000/h", "refusal": "10000/d"}
+    ):
         yield
 
 
@@ -101,8 +113,7 @@ def read_back(game: Game, seat: Seat, email_row: OutgoingEmail | None) -> Sent:
     assert email_row is not None and email_row.reply_to
     token = tokens.token_of(email_row.reply_to)
     assert token is not None
-    found = outbox.sent_with(tokens.address_of(token), seat.user_id, game.pk,
-                             replies.SENT_EMAILS)
+    found = outbox.sent_with(tokens.address_of(token), seat.user_id, game.pk, replies.SENT_EMAILS)
     name = email_row.kind if email_row.kind != "your_turn" else f"your_turn/{phase_name(game)}"
     shown = compose.examples(present(game, seat).view)  # those this email shows
     examples = tuple(example for example in shown if f"\n    {example}\n" in email_row.text)
@@ -135,12 +146,14 @@ def answers(game: Game, seat: Seat) -> dict[str, Sent]:
     """A reminder, the answer to a refused move (it echoes the commands) and to an
     accepted one, and the results, for a seat asked to decide."""
     compose.reminder(game, seat)
-    rows = {"reminder": OutgoingEmail.objects.filter(kind="reminder").last(),
-            "move_refused": compose.move_reply(seat, False, ["decide 1, 3", "bid 5"],
-                                               "Nothing was applied: one move per reply."),
-            "move_accepted": compose.move_reply(seat, True, ["decide 2"], "Accepted.",
-                                                coalesce=False),
-            "results": compose.results(game, seat, game.phase_number - 1)}
+    rows = {
+        "reminder": OutgoingEmail.objects.filter(kind="reminder").last(),
+        "move_refused": compose.move_reply(
+            seat, False, ["decide 1, 3", "bid 5"], "Nothing was applied: one move per reply."
+        ),
+        "move_accepted": compose.move_reply(seat, True, ["decide 2"], "Accepted.", coalesce=False),
+        "results": compose.results(game, seat, game.phase_number - 1),
+    }
     return {name: read_back(game, seat, row) for name, row in rows.items()}
 
 
@@ -161,8 +174,7 @@ def wrapped(lines: list[str], width: int, prefix: str = "") -> list[str]:
     line wrapped without ">"), each empty line kept."""
     out: list[str] = []
     for line in lines:
-        parts = textwrap.wrap(prefix + line, width, break_long_words=False,
-                              break_on_hyphens=False)
+        parts = textwrap.wrap(prefix + line, width, break_long_words=False, break_on_hyphens=False)
         out.extend(parts or [prefix.rstrip()])
     return out
 
@@ -192,8 +204,16 @@ def quoted(lines: list[str], style: str) -> list[str]:
     return ["", ATTRIBUTION, *wrapped(lines, 76, "> ")]
 
 
-STYLES = ("bare", "header", "attribution", "indented", "wrapped", "quoted",
-          "quoted, wrapped without >", "html")
+STYLES = (
+    "bare",
+    "header",
+    "attribution",
+    "indented",
+    "wrapped",
+    "quoted",
+    "quoted, wrapped without >",
+    "html",
+)
 
 
 def cuts(sent: Sent, style: str) -> Iterator[tuple[int, list[str]]]:
@@ -229,8 +249,9 @@ def test_without_the_emails_sent_a_quote_cut_at_the_examples_would_move(our_emai
         if sent.examples:
             lines = sent.text.split("\n")
             first = next(n for n, line in enumerate(lines) if line.startswith("Reply to"))
-            moved += bool(commands(strip_quoted("\n".join(quoted(lines[first:], "bare")))
-                                   ).submissions)
+            moved += bool(
+                commands(strip_quoted("\n".join(quoted(lines[first:], "bare")))).submissions
+            )
     assert moved >= len(PHASE_KINDS)
 
 
@@ -242,8 +263,10 @@ def test_a_quote_cut_at_any_line_in_any_style_is_no_move(our_emails, style, own)
         for first, quote in cuts(sent, style):
             got = read([*own, *quote], sent)
             if got.submissions or got.errors or got.said or set(got.ignored) - set(own):
-                wrong.append(f"{sent.name} from line {first}: {got.submissions} "
-                             f"{got.errors[:1]} {got.ignored[:3]}")
+                wrong.append(
+                    f"{sent.name} from line {first}: {got.submissions} "
+                    f"{got.errors[:1]} {got.ignored[:3]}"
+                )
     assert not wrong, f"{len(wrong)} misread:\n" + "\n".join(wrong[:8])
 
 
@@ -261,8 +284,19 @@ def ambiguous(lines: list[str], first: int, command: str, style: str) -> bool:
     return apart and replies._words(lines[above[-1]]) == replies._words(command)
 
 
-@pytest.mark.parametrize("style", ["bare", "header", "attribution", "indented", "wrapped",
-                                   "quoted", "quoted, wrapped without >", "html"])
+@pytest.mark.parametrize(
+    "style",
+    [
+        "bare",
+        "header",
+        "attribution",
+        "indented",
+        "wrapped",
+        "quoted",
+        "quoted, wrapped without >",
+        "html",
+    ],
+)
 def test_the_example_typed_above_the_quote_is_the_move(our_emails, style):
     wrong = []
     for sent in our_emails:
@@ -273,8 +307,10 @@ def test_the_example_typed_above_the_quote_is_the_move(our_emails, style):
                     continue
                 got = read([command, *quote], sent)
                 if got.submissions != (command,) or got.errors:
-                    wrong.append(f"{sent.name} '{command}' above line {first}: "
-                                 f"{got.submissions} {got.errors[:1]}")
+                    wrong.append(
+                        f"{sent.name} '{command}' above line {first}: "
+                        f"{got.submissions} {got.errors[:1]}"
+                    )
     assert not wrong, f"{len(wrong)} misread:\n" + "\n".join(wrong[:8])
 
 
@@ -286,8 +322,9 @@ def test_only_the_answers_echo_a_command_right_above_a_cut(our_emails):
         for style in ("bare", "html"):
             lines = body_lines(sent, style)
             for command in sent.examples:
-                assert not any(ambiguous(lines, first, command, style)
-                               for first in range(len(lines))), (sent.name, command)
+                assert not any(
+                    ambiguous(lines, first, command, style) for first in range(len(lines))
+                ), (sent.name, command)
 
 
 def test_the_example_written_below_a_quote_with_marks_is_the_move(our_emails):
@@ -307,7 +344,8 @@ def reply_email(seat: Seat, address: str, lines: list[str]) -> bytes:
 
 
 def test_at_every_kind_of_phase_a_cut_quote_applies_nothing_and_a_typed_move_is_applied(
-        alice, bob, charlie, many_emails):
+    alice, bob, charlie, many_emails
+):
     game = three_player_game(alice, bob, charlie, setup="variable")
     seen: set[str] = set()
     for _ in range(400):
@@ -331,27 +369,34 @@ def check_phase(game: Game, name: str) -> None:
     before = snapshot(game)
     # Every cut from what is asked down to the board (where the examples are: the
     # matrix above tries every line of every email, without the way in) ...
-    asked, board = lines.index(next(x for x in lines if x.startswith("WHAT IS ASKED"))), \
-        lines.index("THE BOARD")
+    asked, board = (
+        lines.index(next(x for x in lines if x.startswith("WHAT IS ASKED"))),
+        lines.index("THE BOARD"),
+    )
     cases = [(cut, "bare") for cut in range(asked, board) if lines[cut].strip()]
     # ... and the issue's cut, the example itself, all of it, in two more styles
-    cases += [(cut, style) for cut in (first, first + 1, 0)
-              for style in ("indented", "quoted, wrapped without >")]
+    cases += [
+        (cut, style)
+        for cut in (first, first + 1, 0)
+        for style in ("indented", "quoted, wrapped without >")
+    ]
     for cut, style in cases:
-        result = handle_message(reply_email(seat, row.reply_to,
-                                            [*GREETING, *quoted(lines[cut:], style)]))
+        result = handle_message(
+            reply_email(seat, row.reply_to, [*GREETING, *quoted(lines[cut:], style)])
+        )
         assert result.verdict == Verdict.REFUSED, (name, cut, style, result)
-        assert result.reason.startswith("No command was found"), (name, cut, style,
-                                                                  result.reason)
+        assert result.reason.startswith("No command was found"), (name, cut, style, result.reason)
         assert "Reply to this email" not in result.reason  # nothing of ours echoed
         assert snapshot(game) == before, (name, cut, style)
     example = compose.examples(present(game, seat).view)[0]
-    result = handle_message(reply_email(seat, row.reply_to,
-                                        [example, *quoted(lines[first:], "bare")]))
+    result = handle_message(
+        reply_email(seat, row.reply_to, [example, *quoted(lines[first:], "bare")])
+    )
     # Read as the move: applied, or refused by the rules for itself (the placement
     # example is always 'place C3 D3', which the board may not allow).
     assert result.accepted == (example,) or result.reason.startswith(
-        f"Not accepted: '{example}'"), (name, result)
+        f"Not accepted: '{example}'"
+    ), (name, result)
     if result.verdict == Verdict.ACCEPTED and is_simultaneous(fresh(game).engine_state):
         assert PendingSubmission.objects.filter(seat=seat).exists()
 
@@ -385,8 +430,7 @@ def test_a_line_typed_under_a_whole_quoted_line_is_the_players(our_emails):
 CLIENT_LINES = [
     "On Mon, 3 Mar 2026, Lion <lion@example.org> wrote:",
     "Am Mo., 3. März 2026 um 10:15 Uhr schrieb Löwenherz <play+x@games.example.org>:",
-    "Il giorno lun 3 mar 2026 alle ore 10:15 Löwenherz <play+x@games.example.org> "
-    "ha scritto:",
+    "Il giorno lun 3 mar 2026 alle ore 10:15 Löwenherz <play+x@games.example.org> ha scritto:",
     "Le lun. 3 mars 2026 à 10:15, Löwenherz <play+x@games.example.org> a écrit :",
     "El lun, 3 mar 2026 a las 10:15, Löwenherz (<play+x@games.example.org>) escribió:",
     "Op ma 3 mrt 2026 om 10:15 schreef Löwenherz <play+x@games.example.org>:",
@@ -399,21 +443,40 @@ CLIENT_LINES = [
     "2026年3月3日(月) 10:15 Löwenherz <play+x@games.example.org>:",
     "Στις Δευ 3 Μαρ 2026 στις 10:15, ο/η Löwenherz <play+x@games.example.org> έγραψε:",
     "În lun., 3 mar. 2026 la 10:15, Löwenherz <play+x@games.example.org> a scris:",
-    "El dl., 3 de març 2026, a les 10:15, Löwenherz (<play+x@games.example.org>) "
-    "va escriure:",
+    "El dl., 3 de març 2026, a les 10:15, Löwenherz (<play+x@games.example.org>) va escriure:",
     "2026년 3월 3일 (월) 오전 10:15, Löwenherz <play+x@games.example.org>님이 작성:",
-    "-----Original Message-----", "-----Ursprüngliche Nachricht-----",
-    "-------- Message d'origine --------", "-----Messaggio originale-----",
+    "-----Original Message-----",
+    "-----Ursprüngliche Nachricht-----",
+    "-------- Message d'origine --------",
+    "-----Messaggio originale-----",
     "________________________________",
-    "Sent from my iPhone", "Von meinem iPhone gesendet", "Inviato da iPhone",
-    "Envoyé de mon iPhone", "Enviado desde mi iPhone", "Enviado do meu iPhone",
-    "Verzonden vanaf mijn iPhone", "Skickat från min iPhone", "Sendt fra min iPhone",
-    "Wysłane z iPhone'a", "Von meinem/meiner Galaxy gesendet", "Get Outlook for Android",
-    "Gesendet von Outlook für Android", "Sent from Yahoo Mail on Android",
-    "Sent from ProtonMail mobile", "Отправлено с iPhone", "Надіслано з iPhone",
-    "iPhone'umdan gönderildi", "Odesláno z iPhonu", "Lähetetty iPhonesta",
-    "Az iPhone-omról küldve", "Trimis de pe iPhone-ul meu", "Enviat des del meu iPhone",
-    "Στάλθηκε από το iPhone μου", "从我的iPhone发送", "發自我的 iPhone", "iPhoneから送信",
+    "Sent from my iPhone",
+    "Von meinem iPhone gesendet",
+    "Inviato da iPhone",
+    "Envoyé de mon iPhone",
+    "Enviado desde mi iPhone",
+    "Enviado do meu iPhone",
+    "Verzonden vanaf mijn iPhone",
+    "Skickat från min iPhone",
+    "Sendt fra min iPhone",
+    "Wysłane z iPhone'a",
+    "Von meinem/meiner Galaxy gesendet",
+    "Get Outlook for Android",
+    "Gesendet von Outlook für Android",
+    "Sent from Yahoo Mail on Android",
+    "Sent from ProtonMail mobile",
+    "Отправлено с iPhone",
+    "Надіслано з iPhone",
+    "iPhone'umdan gönderildi",
+    "Odesláno z iPhonu",
+    "Lähetetty iPhonesta",
+    "Az iPhone-omról küldve",
+    "Trimis de pe iPhone-ul meu",
+    "Enviat des del meu iPhone",
+    "Στάλθηκε από το iPhone μου",
+    "从我的iPhone发送",
+    "發自我的 iPhone",
+    "iPhoneから送信",
     "iPhone에서 보냄",
     "\n".join(HEADER),
     "Von: Löwenherz <play+x@games.example.org>\nGesendet: Montag, 3. März 2026 10:15\n"
@@ -427,15 +490,19 @@ def placed(line: str, sent: Sent, where: str) -> list[str]:
     """The client's line in a reply 'decide 2, 3' signed 'Lion', and the quote after it."""
     lines = sent.text.rstrip("\n").split("\n")
     first = next(n for n, text in enumerate(lines) if text.startswith("Reply to"))
-    after = {"before a quote with marks": ["", *(f"> {text}" for text in lines)],
-             "before the whole email": ["", *lines],
-             "before a cut email": ["", *lines[first:]],
-             "at the end": []}[where]
+    after = {
+        "before a quote with marks": ["", *(f"> {text}" for text in lines)],
+        "before the whole email": ["", *lines],
+        "before a cut email": ["", *lines[first:]],
+        "at the end": [],
+    }[where]
     return ["decide 2, 3", "", "Lion", line, *after]
 
 
-@pytest.mark.parametrize("where", ["before a quote with marks", "before the whole email",
-                                   "before a cut email", "at the end"])
+@pytest.mark.parametrize(
+    "where",
+    ["before a quote with marks", "before the whole email", "before a cut email", "at the end"],
+)
 def test_what_clients_write_around_a_reply_is_not_echoed(our_emails, where):
     sent = next(s for s in our_emails if s.name == "your_turn/decision")
     wrong = []
@@ -453,9 +520,17 @@ def test_the_confirmation_echoes_only_the_players_lines(alice, bob, charlie, man
     assert row is not None
     need = game.engine_state.cards_to_choose(seat.colour)
     move = "decide 2, 3" if need == 2 else "decide 2"
-    text = "\n".join([move, "", "Thanks!", "Отправлено с iPhone", "",
-                      "3 мар. 2026 г., в 10:15, Löwenherz <play+x@games.example.org> пишет:",
-                      *(f"> {line}" for line in row.text.split("\n"))])
+    text = "\n".join(
+        [
+            move,
+            "",
+            "Thanks!",
+            "Отправлено с iPhone",
+            "",
+            "3 мар. 2026 г., в 10:15, Löwenherz <play+x@games.example.org> пишет:",
+            *(f"> {line}" for line in row.text.split("\n")),
+        ]
+    )
     result = handle_message(email(text, to=row.reply_to, sender=seat.user.email))
     assert result.verdict == Verdict.ACCEPTED
     assert result.reason.endswith("These lines were not read as commands:\n  Thanks!")
@@ -469,14 +544,12 @@ def long_quote(row: OutgoingEmail, times: int) -> list[str]:
     return [ATTRIBUTION, *(f"> {line}" for line in row.text.split("\n"))] * times
 
 
-def test_a_move_above_a_quote_longer_than_the_limits_is_applied(alice, bob, charlie,
-                                                                many_emails):
+def test_a_move_above_a_quote_longer_than_the_limits_is_applied(alice, bob, charlie, many_emails):
     game = three_player_game(alice, bob, charlie)
     seat = waiting_seat(game)
     row = compose.your_turn(game, seat)
     assert row is not None
-    move = "decide 2, 3" if game.engine_state.cards_to_choose(seat.colour) == 2 \
-        else "decide 2"
+    move = "decide 2, 3" if game.engine_state.cards_to_choose(seat.colour) == 2 else "decide 2"
     text = "\n".join([move, "", *long_quote(row, 100)])
     assert text.count("\n") > 2 * MAX_LINES and len(text) > 2 * replies.MAX_TEXT_CHARS
     result = handle_message(email(text, to=row.reply_to, sender=seat.user.email))
@@ -488,8 +561,7 @@ def test_a_move_above_a_long_html_quote_is_applied(alice, bob, charlie, many_ema
     seat = waiting_seat(game)
     row = compose.your_turn(game, seat)
     assert row is not None
-    move = "decide 2, 3" if game.engine_state.cards_to_choose(seat.colour) == 2 \
-        else "decide 2"
+    move = "decide 2, 3" if game.engine_state.cards_to_choose(seat.colour) == 2 else "decide 2"
     message = EmailMessage()
     message["From"], message["To"] = seat.user.email, row.reply_to
     quote = f'<div class="gmail_quote"><blockquote>{row.html * 60}</blockquote></div>'
@@ -499,15 +571,17 @@ def test_a_move_above_a_long_html_quote_is_applied(alice, bob, charlie, many_ema
     assert result.verdict == Verdict.ACCEPTED and result.accepted == (move,)
 
 
-def test_the_players_own_text_is_still_bounded_after_the_quote_is_cut(alice, bob, charlie,
-                                                                      many_emails):
+def test_the_players_own_text_is_still_bounded_after_the_quote_is_cut(
+    alice, bob, charlie, many_emails
+):
     game = three_player_game(alice, bob, charlie)
     seat = waiting_seat(game)
     row = compose.your_turn(game, seat)
     assert row is not None
     own = ["decide 2", *(f"words {n}" for n in range(MAX_LINES + 10))]
-    result = handle_message(email("\n".join([*own, "", *long_quote(row, 3)]),
-                                  to=row.reply_to, sender=seat.user.email))
+    result = handle_message(
+        email("\n".join([*own, "", *long_quote(row, 3)]), to=row.reply_to, sender=seat.user.email)
+    )
     assert result.reason.startswith(f"Nothing was applied: only the first {MAX_LINES} lines")
 
 
@@ -544,14 +618,12 @@ def test_a_reply_is_read_beside_the_emails_sent_with_its_address(alice, bob, cha
     assert newest is not None and found[0] == (newest.text, newest.html)
     assert (ask.text, ask.html) in found and len(found) == 4
     assert all("Reply above" in text for text, _ in found)
-    assert [text for text, _ in found if "\" waits for you" in text] == [ask.text]
+    assert [text for text, _ in found if '" waits for you' in text] == [ask.text]
     OutgoingEmail.objects.filter(pk=ask.pk).update(text="", html="")  # housekeeping
-    assert (ask.text, ask.html) not in outbox.sent_with(ask.reply_to, seat.user_id,
-                                                        game.pk, 4)
+    assert (ask.text, ask.html) not in outbox.sent_with(ask.reply_to, seat.user_id, game.pk, 4)
 
 
-def test_a_message_ending_in_a_colon_above_a_quote_is_sent_not_taken_for_an_attribution(
-        our_emails):
+def test_a_message_ending_in_a_colon_above_a_quote_is_sent_not_taken_for_an_attribution(our_emails):
     sent = next(s for s in our_emails if s.name == "your_turn/decision")
     message = "say Let us meet on the hills at turn 3:"
     got = read([message, "", *(f"> {line}" for line in sent.text.split("\n"))], sent)

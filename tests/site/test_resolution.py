@@ -47,8 +47,10 @@ def fresh(game: Game) -> Game:
 
 
 def wait_for_phase(game: Game, number: int) -> Game:
-    return wait_until(lambda: (g := fresh(game)).phase_number >= number and g,
-                      f"game {game.pk} reaches phase {number}")
+    return wait_until(
+        lambda: (g := fresh(game)).phase_number >= number and g,
+        f"game {game.pk} reaches phase {number}",
+    )
 
 
 def decision_text(game: Game, seat: Seat) -> str:
@@ -129,8 +131,10 @@ def test_two_racing_submissions_resolve_the_phase_once(celery_worker, game):
 
 
 def awaits(game: Game, seat: Seat) -> bool:
-    return seat.colour in game.waiting and not PendingSubmission.objects.filter(
-        seat=seat, phase_number=game.phase_number).exists()
+    return (
+        seat.colour in game.waiting
+        and not PendingSubmission.objects.filter(seat=seat, phase_number=game.phase_number).exists()
+    )
 
 
 def play_until_the_end(game: Game, seat: Seat, worker) -> Game:
@@ -150,21 +154,32 @@ def play_until_the_end(game: Game, seat: Seat, worker) -> Game:
         with suppress(IllegalMove, services.GameError):  # the game moved on meanwhile
             services.submit_move(game.pk, seat.pk, player.choose(game.engine_state, seat.colour))
     log = "\n".join(worker.log().splitlines()[-20:])
-    raise AssertionError(f"game {game.pk} stuck for {TIMEOUT}s at phase {game.phase_number} "
-                         f"({game.phase_kind}, waiting for {game.waiting}, pending "
-                         f"{list(game.pending.values_list('seat__colour', 'text'))}, last "
-                         f"recorded {list(game.record.values_list('colour', 'text'))[-3:]}); "
-                         f"the worker's log ends:\n{log}")
+    raise AssertionError(
+        f"game {game.pk} stuck for {TIMEOUT}s at phase {game.phase_number} "
+        f"({game.phase_kind}, waiting for {game.waiting}, pending "
+        f"{list(game.pending.values_list('seat__colour', 'text'))}, last "
+        f"recorded {list(game.record.values_list('colour', 'text'))[-3:]}); "
+        f"the worker's log ends:\n{log}"
+    )
 
 
 def test_a_game_against_computers_is_played_to_the_end_by_the_worker(
-        celery_worker, alice: User, monkeypatch):
+    celery_worker, alice: User, monkeypatch
+):
     with monkeypatch.context() as patch:
         patch.setattr("games.models.secrets.randbits", lambda bits: SEED)  # Game.seed
         game = services.create_game(
-            alice, name="Against the computers", player_count=3, setup="variable",
-            decisions="sealed", money="hidden", deadline_hours=48, invite_only=False,
-            colour="red", computer_colours=["ochre", "lilac"])
+            alice,
+            name="Against the computers",
+            player_count=3,
+            setup="variable",
+            decisions="sealed",
+            money="hidden",
+            deadline_hours=48,
+            invite_only=False,
+            colour="red",
+            computer_colours=["ochre", "lilac"],
+        )
     assert game.seed == SEED
     finished = play_until_the_end(game, game.seats.get(user=alice), celery_worker)
     assert finished.winners
@@ -180,8 +195,10 @@ def backends_waiting_for_a_row_lock() -> list[str]:
     """The queries of other connections to this database that wait for a lock."""
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_clear_snapshot()")  # else frozen for the transaction
-        cursor.execute("SELECT query FROM pg_stat_activity WHERE datname = current_database()"
-                       " AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'")
+        cursor.execute(
+            "SELECT query FROM pg_stat_activity WHERE datname = current_database()"
+            " AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'"
+        )
         return [row[0] for row in cursor.fetchall()]
 
 

@@ -79,9 +79,12 @@ def test_every_queue_is_taken_by_a_worker_of_every_deployment():
 def test_a_lost_resolve_is_declared_on_its_own_queue(deployed_queues):
     """A flushed Redis forgot the binding: `queue` declares the task's own queue again."""
     declared = []
-    with mock.patch.object(tasks, "Queue", side_effect=lambda name, **_: declared.append(name)
-                           or mock.MagicMock()), \
-            mock.patch.object(celery_app, "connection_for_write", mock.MagicMock()):
+    with (
+        mock.patch.object(
+            tasks, "Queue", side_effect=lambda name, **_: declared.append(name) or mock.MagicMock()
+        ),
+        mock.patch.object(celery_app, "connection_for_write", mock.MagicMock()),
+    ):
         tasks._declare_queue(tasks.resolve_phase)
     assert declared == ["resolve"]
 
@@ -99,7 +102,8 @@ def submit_all(game: Game) -> int:
 
 
 def test_a_worker_taking_only_the_resolve_queue_resolves_the_phase(
-        transactional_db, alice, bob, charlie, monkeypatch, tmp_path: Path):
+    transactional_db, alice, bob, charlie, monkeypatch, tmp_path: Path
+):
     require_postgresql()
     require_redis()
     game = three_player_game(alice, bob, charlie)  # its tasks: the session's queue
@@ -113,8 +117,7 @@ def test_a_worker_taking_only_the_resolve_queue_resolves_the_phase(
         while Game.objects.get(pk=game.pk).phase_number == number:
             assert time.monotonic() < deadline, worker.log()
             time.sleep(0.05)
-        received = re.search(r"Task games\.tasks\.resolve_phase\[(\S+)\] received",
-                             worker.log())
+        received = re.search(r"Task games\.tasks\.resolve_phase\[(\S+)\] received", worker.log())
         assert received, worker.log()
         assert worker.result_of(received.group(1)) == "True"
         worker.wait_until_idle()  # the phase's emails, which it sends itself here
@@ -158,8 +161,10 @@ def test_telling_a_phase_costs_the_same_queries_however_long_the_game_ran(game):
 
 
 def test_each_person_s_view_is_computed_once_per_phase_change(game):
-    with mock.patch("games.tasks.queue"), \
-            mock.patch("games.mail.notify.present", wraps=notify.present) as present:
+    with (
+        mock.patch("games.tasks.queue"),
+        mock.patch("games.mail.notify.present", wraps=notify.present) as present,
+    ):
         notify.phase_changed(game.pk, game.phase_number)
     assert present.call_count == 3  # three people, each asked once
     assert {c.args[1].colour for c in present.call_args_list} == {"red", "ochre", "lilac"}

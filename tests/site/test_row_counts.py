@@ -27,7 +27,8 @@ def stored(game: Game) -> tuple[int, int]:
 
 
 def test_the_counts_follow_the_rows_through_phases_a_missed_deadline_and_a_concession(
-        alice, bob, charlie):
+    alice, bob, charlie
+):
     game = seeded_game(alice, bob, charlie)
     assert counted(game) == stored(game) and stored(game)[1] > 0  # the start's events
     game = play_until(game, lambda g: g.phase_number >= 6, "phase 6")
@@ -40,8 +41,9 @@ def test_the_counts_follow_the_rows_through_phases_a_missed_deadline_and_a_conce
     for step in range(4):  # the next rows take the next indexes (both are unique per game)
         play_one_phase(fresh(game), 100 + step)
     assert counted(game) == stored(game)
-    assert list(Event.objects.filter(game=game).values_list("index", flat=True)) == \
-        list(range(stored(game)[1]))
+    assert list(Event.objects.filter(game=game).values_list("index", flat=True)) == list(
+        range(stored(game)[1])
+    )
 
 
 def test_a_resolution_counts_no_rows_of_its_game(game):
@@ -49,8 +51,9 @@ def test_a_resolution_counts_no_rows_of_its_game(game):
     state = game.engine_state
     movers = state.waiting if engine.is_simultaneous(state) else state.waiting[:1]
     for colour in movers:  # (stored outside the queries captured)
-        services.submit_move(game.pk, game.seats.get(colour=colour).pk,
-                             engine.default_move(state, colour))
+        services.submit_move(
+            game.pk, game.seats.get(colour=colour).pk, engine.default_move(state, colour)
+        )
     with CaptureQueriesContext(connection) as queries:
         assert services.resolve(game.pk, game.phase_number)
     assert not [q["sql"] for q in queries.captured_queries if "COUNT(" in q["sql"].upper()]
@@ -58,8 +61,7 @@ def test_a_resolution_counts_no_rows_of_its_game(game):
 
 
 def test_the_migration_counts_the_rows_of_the_games_there_are(alice, bob, charlie):
-    game = play_until(seeded_game(alice, bob, charlie), lambda g: g.phase_number >= 4,
-                      "phase 4")
+    game = play_until(seeded_game(alice, bob, charlie), lambda g: g.phase_number >= 4, "phase 4")
     Game.objects.update(records_stored=0, events_stored=0)  # as the new columns begin
     migration = importlib.import_module("games.migrations.0008_game_row_counts")
     migration.count_rows(apps, None)

@@ -29,22 +29,43 @@ def seats(alice, bob, charlie, dave) -> dict[str, Seat]:
     playing), bob (ochre, conceded), charlie (lilac, a computer standing in after missed
     deadlines) and a computer (grey); and dave's game, whose seat he left with his
     account."""
-    game = services.create_game(alice, name="Four", player_count=4, setup="basic",
-                                decisions="sealed", money="hidden", deadline_hours=48,
-                                invite_only=False, colour="red", computer_colours=["grey"])
+    game = services.create_game(
+        alice,
+        name="Four",
+        player_count=4,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["grey"],
+    )
     services.join_game(game.pk, bob, "ochre")
     services.join_game(game.pk, charlie, "lilac")
     services.concede(game.pk, bob)
     Seat.objects.filter(game=game, colour="lilac").update(standin=True, missed_deadlines=3)
-    other = services.create_game(dave, name="Left", player_count=3, setup="basic",
-                                 decisions="sealed", money="hidden", deadline_hours=48,
-                                 invite_only=False, colour="red",
-                                 computer_colours=["ochre", "lilac"])
+    other = services.create_game(
+        dave,
+        name="Left",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["ochre", "lilac"],
+    )
     dave.delete()
     by_colour = {s.colour: s for s in Seat.objects.filter(game=game)}
-    return {"computer": by_colour["grey"], "person": by_colour["red"],
-            "stood in": by_colour["lilac"], "conceded": by_colour["ochre"],
-            "left": Seat.objects.get(game=other, colour="red")}
+    return {
+        "computer": by_colour["grey"],
+        "person": by_colour["red"],
+        "stood in": by_colour["lilac"],
+        "conceded": by_colour["ochre"],
+        "left": Seat.objects.get(game=other, colour="red"),
+    }
 
 
 @pytest.mark.parametrize("state", MEANINGS)
@@ -57,15 +78,17 @@ def test_each_meaning_at_each_seat_state(seats, state):
 def test_the_queryset_and_the_property_agree(seats, state):
     seat = seats[state]
     this = Seat.objects.filter(pk=seat.pk)
-    in_sql = (this.persons().exists(), this.in_person().exists(),
-              this.computer_played().exists())
+    in_sql = (this.persons().exists(), this.in_person().exists(), this.computer_played().exists())
     assert in_sql == (seat.is_person, seat.plays_in_person, seat.computer_plays)
 
 
 def test_the_querysets_pick_the_same_seats_as_the_properties(seats):
     every = Seat.objects.filter(pk__in=[s.pk for s in seats.values()])
-    for method, meaning in (("persons", "is_person"), ("in_person", "plays_in_person"),
-                            ("computer_played", "computer_plays")):
+    for method, meaning in (
+        ("persons", "is_person"),
+        ("in_person", "plays_in_person"),
+        ("computer_played", "computer_plays"),
+    ):
         picked = set(getattr(every, method)().values_list("pk", flat=True))
         assert picked == {s.pk for s in seats.values() if getattr(s, meaning)}, method
 
@@ -81,8 +104,11 @@ def test_nobody_without_a_seat_is_given_one(seats, dave, django_user_model):
     person of another game."""
     game = seats["person"].game
     stranger = django_user_model.objects.create_user("erin", "erin@example.org", "x" * 20)
-    assert [game.seat_for(AnonymousUser()), game.seat_for(None),
-            game.seat_for(stranger)] == [None, None, None]
+    assert [game.seat_for(AnonymousUser()), game.seat_for(None), game.seat_for(stranger)] == [
+        None,
+        None,
+        None,
+    ]
     left = seats["left"].game
     assert left.seat_for(AnonymousUser()) is None  # its seats: a computer's, one left
 

@@ -7,21 +7,32 @@ import pytest
 from games import services
 from games.models import Game, Seat
 
-OPTIONS = {"name": "G", "player_count": 3, "setup": "basic", "decisions": "sealed",
-           "money": "hidden", "deadline_hours": 48, "invite_only": False, "colour": "red",
-           "computer_colours": []}
+OPTIONS = {
+    "name": "G",
+    "player_count": 3,
+    "setup": "basic",
+    "decisions": "sealed",
+    "money": "hidden",
+    "deadline_hours": 48,
+    "invite_only": False,
+    "colour": "red",
+    "computer_colours": [],
+}
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"player_count": 2}, "basic setup is for 3 or 4"),
-    ({"player_count": 5}, "2, 3 or 4 players"),
-    ({"setup": "random"}, "basic or variable"),
-    ({"deadline_hours": 0}, "1 to 720 hours"),
-    ({"colour": "purple"}, "not a colour"),
-    ({"computer_colours": ["ochre", "ochre"]}, "colour of its own"),
-    ({"computer_colours": ["red"]}, "colour of its own"),
-    ({"computer_colours": ["ochre", "lilac", "grey"]}, "your own seat"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"player_count": 2}, "basic setup is for 3 or 4"),
+        ({"player_count": 5}, "2, 3 or 4 players"),
+        ({"setup": "random"}, "basic or variable"),
+        ({"deadline_hours": 0}, "1 to 720 hours"),
+        ({"colour": "purple"}, "not a colour"),
+        ({"computer_colours": ["ochre", "ochre"]}, "colour of its own"),
+        ({"computer_colours": ["red"]}, "colour of its own"),
+        ({"computer_colours": ["ochre", "lilac", "grey"]}, "your own seat"),
+    ],
+)
 def test_creating_a_bad_game_is_refused_and_creates_nothing(alice, change, message):
     with pytest.raises(services.GameError, match=message):
         services.create_game(alice, **{**OPTIONS, **change})
@@ -42,7 +53,8 @@ def test_a_seat_whose_user_left_still_has_a_name(game, charlie):
 
 
 def test_a_computer_that_ends_an_alliance_is_asked_again_for_its_move(
-        alice, monkeypatch, django_capture_on_commit_callbacks):
+    alice, monkeypatch, django_capture_on_commit_callbacks
+):
     from engine.moves import EndAlliance
     from engine.notation import parse_cell
     from engine.serialize import state_from_json, state_to_json
@@ -53,8 +65,9 @@ def test_a_computer_that_ends_an_alliance_is_asked_again_for_its_move(
     red, ochre = parse_cell("B1"), parse_cell("N1")  # the basic layout's corner castles
     state.pos.alliances.add((red, ochre))
     Game.objects.filter(pk=game.pk).update(state=state_to_json(state))
-    monkeypatch.setattr("engine.ai.RandomPlayer.choose",
-                        lambda self, state, colour: EndAlliance(ochre, red))
+    monkeypatch.setattr(
+        "engine.ai.RandomPlayer.choose", lambda self, state, colour: EndAlliance(ochre, red)
+    )
     dispatched = []
     monkeypatch.setattr(services, "_dispatch_computer", lambda *args: dispatched.append(args))
     seat = game.seats.get(colour="ochre")

@@ -44,10 +44,14 @@ def fresh(game: Game) -> Game:
 def armed(game: Game) -> set[tuple[str, int]]:
     """(colour, hours before) of the game's unsent reminders for its current deadline."""
     game = fresh(game)
-    return set(Reminder.objects.filter(seat__game=game, sent_at__isnull=True,
-                                       deadline=game.deadline,
-                                       phase_number=game.phase_number)
-               .values_list("seat__colour", "hours_before"))
+    return set(
+        Reminder.objects.filter(
+            seat__game=game,
+            sent_at__isnull=True,
+            deadline=game.deadline,
+            phase_number=game.phase_number,
+        ).values_list("seat__colour", "hours_before")
+    )
 
 
 EVERYONE = {(c, h) for c in ("red", "ochre", "lilac") for h in (24, 2)}
@@ -61,14 +65,23 @@ def more_games(template: Game, people: list[User], count: int) -> None:
     reminders armed as the site arms them (the running games an idle sweep must not read)."""
     for i in range(count):
         game = Game.objects.create(
-            name=f"copy {i}", player_count=3, setup=template.setup, status=Game.Status.RUNNING,
-            state=template.state, phase_number=template.phase_number,
-            phase_kind=template.phase_kind, waiting=template.waiting, turn=template.turn,
-            deadline=template.deadline + i * MINUTE, creator=people[0])
+            name=f"copy {i}",
+            player_count=3,
+            setup=template.setup,
+            status=Game.Status.RUNNING,
+            state=template.state,
+            phase_number=template.phase_number,
+            phase_kind=template.phase_kind,
+            waiting=template.waiting,
+            turn=template.turn,
+            deadline=template.deadline + i * MINUTE,
+            creator=people[0],
+        )
         for position, colour in enumerate(("red", "ochre", "lilac")):
             user = people[(2 * i + position) % len(people)] if position < 2 else None
-            Seat.objects.create(game=game, colour=colour, position=position, user=user,
-                                is_computer=user is None)
+            Seat.objects.create(
+                game=game, colour=colour, position=position, user=user, is_computer=user is None
+            )
         notify.arm_reminders(timezone.now(), game)
 
 
@@ -95,8 +108,9 @@ def idle_sweep(now: datetime) -> dict[str, int]:
     return dict(seen)
 
 
-def test_an_idle_sweep_does_not_grow_with_the_running_games(game, alice, bob, charlie, dave,
-                                                            reminded):
+def test_an_idle_sweep_does_not_grow_with_the_running_games(
+    game, alice, bob, charlie, dave, reminded
+):
     people = [alice, bob, charlie, dave, *(make_user(f"p{i}") for i in range(6))]
     Game.objects.filter(pk=game.pk).update(work_due_since=None)  # its emails went out
     now = fresh(game).deadline - 30 * HOUR  # nothing due: no deadline, reminder or email
@@ -125,7 +139,9 @@ def test_a_new_phase_arms_its_reminders_and_the_sweep_sends_them(game, reminded)
     assert armed(game) == EVERYONE  # when the game started, no sweep needed
     deadline = fresh(game).deadline
     assert set(Reminder.objects.values_list("due_at", flat=True)) == {
-        deadline - 24 * HOUR, deadline - 2 * HOUR}
+        deadline - 24 * HOUR,
+        deadline - 2 * HOUR,
+    }
     sweep(now=deadline - 24 * HOUR)
     assert sorted(reminded) == ["lilac", "ochre", "red"]
     sweep(now=deadline - 2 * HOUR)
@@ -141,8 +157,9 @@ def test_the_next_phase_arms_its_own_and_drops_the_last_ones(game):
     game = fresh(game)
     waiting = {(c, h) for c in game.waiting for h in (24, 2)}
     assert armed(game) == waiting
-    assert set(Reminder.objects.filter(sent_at__isnull=True)
-               .values_list("phase_number", flat=True)) == {game.phase_number}
+    assert set(
+        Reminder.objects.filter(sent_at__isnull=True).values_list("phase_number", flat=True)
+    ) == {game.phase_number}
 
 
 def test_an_extended_deadline_re_arms_its_reminders(game, alice, reminded):

@@ -34,7 +34,8 @@ def test_the_templates_are_found():
 def test_every_comment_mark_is_closed_on_its_line(path: Path):
     for number, line in enumerate(path.read_text().splitlines(), 1):
         assert not UNCLOSED.search(line), (
-            f"{path}:{number}: a {{# comment #}} is one line only; use {{% comment %}}")
+            f"{path}:{number}: a {{# comment #}} is one line only; use {{% comment %}}"
+        )
 
 
 def test_the_game_page_shows_no_comment(client, alice, game):

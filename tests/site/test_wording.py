@@ -38,19 +38,29 @@ def page(client, user: User | None, name: str, *args: object) -> str:
 # --- plurals and names ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("ducats", "label"), [(1, "Accept 1 ducat"), (3, "Accept 3 ducats"),
-                                               (0, "Accept 0 ducats")])
+@pytest.mark.parametrize(
+    ("ducats", "label"), [(1, "Accept 1 ducat"), (3, "Accept 3 ducats"), (0, "Accept 0 ducats")]
+)
 def test_the_accept_button_counts_its_ducats(ducats, label):
-    form = AcceptForm(view={"viewer": "red", "ask": {"phase": "negotiation",
-                                                     "offer": ["ochre", ducats]}})
+    form = AcceptForm(
+        view={"viewer": "red", "ask": {"phase": "negotiation", "offer": ["ochre", ducats]}}
+    )
     assert form.button_label() == label
 
 
 def test_a_computer_is_named_with_its_colour_once(client, alice):
     gathering = services.create_game(
-        alice, name="Gathering", player_count=3, setup="basic", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour="red",
-        computer_colours=["ochre"])
+        alice,
+        name="Gathering",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["ochre"],
+    )
     seats = page(client, alice, "game", gathering.pk)
     listed = re.search(r'<ul id="seats">(.*?)</ul>', seats, re.S)
     assert listed is not None
@@ -62,39 +72,62 @@ def test_a_computer_is_named_with_its_colour_once(client, alice):
 
 
 def private_card(game: Game, colour: str = "red") -> None:
-    Event.objects.create(game=game, index=game.events.count(), phase_number=game.phase_number,
-                         turn=game.turn, kind="card", data={"kind": "card",
-                                                            "card": "parchment 3"},
-                         to_colour=colour)
+    Event.objects.create(
+        game=game,
+        index=game.events.count(),
+        phase_number=game.phase_number,
+        turn=game.turn,
+        kind="card",
+        data={"kind": "card", "card": "parchment 3"},
+        to_colour=colour,
+    )
 
 
 def test_the_archive_names_the_player_a_private_event_was_for(client, game, alice, dave):
     private_card(game)
     assert "You took the Parchment 3 card." in page(client, alice, "game", game.pk)
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED, winners=["red"],
-                                           finished_at=timezone.now(), deadline=None)
+    Game.objects.filter(pk=game.pk).update(
+        status=Game.Status.FINISHED, winners=["red"], finished_at=timezone.now(), deadline=None
+    )
     for viewer in (alice, dave, None):
         archive = page(client, viewer, "archive_game", game.pk)
         assert "Alice took the Parchment 3 card." in archive
-        content = archive[archive.index("<main"):archive.index("</main>")]  # not the nav
+        content = archive[archive.index("<main") : archive.index("</main>")]  # not the nav
         assert not re.search(r"\bYou(r)?\b", re.sub(r"<[^>]*>", " ", content)), viewer
 
 
 # --- the join link on the game page -------------------------------------------------------------
 
 
-def test_seated_players_of_a_gathering_game_see_its_join_link_on_its_page(client, alice, bob,
-                                                                          dave):
+def test_seated_players_of_a_gathering_game_see_its_join_link_on_its_page(client, alice, bob, dave):
     gathering = services.create_game(
-        alice, name="Friends only", player_count=3, setup="basic", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=True, colour="red", computer_colours=[])
+        alice,
+        name="Friends only",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=True,
+        colour="red",
+        computer_colours=[],
+    )
     link = f"http://testserver{reverse('invite', args=[gathering.invite_token])}"
     assert f'value="{link}"' in page(client, alice, "game", gathering.pk)
     services.join_game(gathering.pk, bob, "ochre")
     assert f'value="{link}"' in page(client, bob, "game", gathering.pk)
     public = services.create_game(
-        dave, name="Anyone", player_count=3, setup="basic", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour="red", computer_colours=[])
+        dave,
+        name="Anyone",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=[],
+    )
     assert public.invite_token not in page(client, alice, "game", public.pk)  # not seated
 
 
@@ -107,9 +140,17 @@ def test_a_started_game_shows_no_join_link(client, game, alice):
 
 def test_the_lobby_leaves_out_those_who_have_submitted(client, alice):
     game = services.create_game(
-        alice, name="Against computers", player_count=3, setup="basic", decisions="sealed",
-        money="hidden", deadline_hours=48, invite_only=False, colour="red",
-        computer_colours=["ochre", "lilac"])
+        alice,
+        name="Against computers",
+        player_count=3,
+        setup="basic",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["ochre", "lilac"],
+    )
     game = Game.objects.get(pk=game.pk)
     assert game.status == Game.Status.RUNNING and set(game.waiting) == {"red", "ochre", "lilac"}
     for computer in Seat.objects.filter(game=game, is_computer=True):
@@ -123,8 +164,7 @@ def test_the_lobby_leaves_out_those_who_have_submitted(client, alice):
 
 
 def test_the_lobby_names_those_still_to_submit(client, game, alice, bob):
-    services.submit(game.pk, Seat.objects.get(game=game, user=bob).pk,
-                    _decision(game, "ochre"))
+    services.submit(game.pk, Seat.objects.get(game=game, user=bob).pk, _decision(game, "ochre"))
     row = re.search(rf'<tr id="my-game-{game.pk}".*?</tr>', page(client, alice, "lobby"), re.S)
     assert row is not None
     status = " ".join(re.sub(r"<[^>]*>", " ", row[0]).split())
@@ -134,4 +174,3 @@ def test_the_lobby_names_those_still_to_submit(client, game, alice, bob):
 def _decision(game: Game, colour: str) -> Submission:
     need = Game.objects.get(pk=game.pk).engine_state.cards_to_choose(colour)
     return parse_move("decide " + ", ".join(["2", "3"][:need]))
-

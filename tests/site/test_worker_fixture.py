@@ -28,16 +28,17 @@ def redirecting_environment(monkeypatch) -> None:
     monkeypatch.setenv("EMAIL_URL", "smtp://mail.example.org:587")
 
 
-def test_the_worker_environment_leaves_out_what_redirects_celery(redirecting_environment,
-                                                                 tmp_path):
+def test_the_worker_environment_leaves_out_what_redirects_celery(redirecting_environment, tmp_path):
     env = worker_env(tmp_path)
-    assert not {"APP", "BROKER_URL", "CONFIG_MODULE", "CELERY_WORKER_QUEUES",
-                "EMAIL_URL"} & set(env)
+    assert not {"APP", "BROKER_URL", "CONFIG_MODULE", "CELERY_WORKER_QUEUES", "EMAIL_URL"} & set(
+        env
+    )
     assert env["LOWENHERZ_VAR"] == str(tmp_path) and "PATH" in env
 
 
-def test_a_worker_starts_and_answers_with_APP_set(redirecting_environment, django_db_setup,
-                                                 tmp_path):
+def test_a_worker_starts_and_answers_with_APP_set(
+    redirecting_environment, django_db_setup, tmp_path
+):
     require_postgresql()
     require_redis()
     queue = f"lowenherz-test-env-{uuid.uuid4().hex[:12]}"

@@ -48,20 +48,32 @@ class Command(BaseCommand):
     stealth_options = ("stdin",)  # call_command(..., stdin=a binary stream), for tests
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--recipient", action="append", default=[],
-                            help="an envelope recipient (the server's ${recipient}); repeatable")
-        parser.add_argument("--sender", default=None,
-                            help="the envelope sender (empty or MAILER-DAEMON for a bounce)")
-        parser.add_argument("--client-address", default="",
-                            help="the address of the server the email came from (Postfix's "
-                                 "${client_address})")
+        parser.add_argument(
+            "--recipient",
+            action="append",
+            default=[],
+            help="an envelope recipient (the server's ${recipient}); repeatable",
+        )
+        parser.add_argument(
+            "--sender",
+            default=None,
+            help="the envelope sender (empty or MAILER-DAEMON for a bounce)",
+        )
+        parser.add_argument(
+            "--client-address",
+            default="",
+            help="the address of the server the email came from (Postfix's ${client_address})",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         raw = read_bounded(options.get("stdin") or sys.stdin.buffer)
         try:
             result = inbound.handle_message(
-                raw, envelope_to=options["recipient"] or None, envelope_from=options["sender"],
-                origin=inbound.origin_of("pipe", options["client_address"]))
+                raw,
+                envelope_to=options["recipient"] or None,
+                envelope_from=options["sender"],
+                origin=inbound.origin_of("pipe", options["client_address"]),
+            )
         except Exception as error:
             # Whatever went wrong, a retry may succeed; a lost move would not be noticed.
             if options.get("traceback"):

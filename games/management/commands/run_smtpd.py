@@ -40,8 +40,14 @@ SMTP_SIZE_LIMIT = 10 * inbound.MAX_MESSAGE_BYTES
 class ReplyHandler:
     """aiosmtpd's handler: reply addresses only; each email to handle_message."""
 
-    async def handle_RCPT(self, server: SMTP, session: Session, envelope: Envelope,
-                          address: str, rcpt_options: list[str]) -> str:
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
         if not inbound.is_reply_address(address):
             return "550 5.1.1 not a reply address of this game server"
         envelope.rcpt_tos.append(address)
@@ -52,8 +58,9 @@ class ReplyHandler:
         raw = content if isinstance(content, bytes) else (content or "").encode()
         try:
             # The ORM is synchronous: a worker thread, not the event loop.
-            result = await asyncio.to_thread(deliver, raw, list(envelope.rcpt_tos),
-                                             envelope.mail_from or "", _peer(session))
+            result = await asyncio.to_thread(
+                deliver, raw, list(envelope.rcpt_tos), envelope.mail_from or "", _peer(session)
+            )
         except Exception:
             logger.exception("an email could not be handled; the sender will try again")
             return "451 4.3.0 temporary failure, try again later"
@@ -67,20 +74,31 @@ def _peer(session: Session) -> str:
     return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer or "")
 
 
-def deliver(raw: bytes, rcpt_tos: list[str], mail_from: str,
-            peer: str = "") -> inbound.InboundResult:
+def deliver(
+    raw: bytes, rcpt_tos: list[str], mail_from: str, peer: str = ""
+) -> inbound.InboundResult:
     """handle_message with database connections checked as around a web request."""
     close_old_connections()
     try:
-        return inbound.handle_message(raw, envelope_to=rcpt_tos, envelope_from=mail_from,
-                                      origin=inbound.origin_of("smtp", peer))
+        return inbound.handle_message(
+            raw,
+            envelope_to=rcpt_tos,
+            envelope_from=mail_from,
+            origin=inbound.origin_of("smtp", peer),
+        )
     finally:
         close_old_connections()
 
 
 def make_controller(host: str, port: int) -> Controller:
-    return Controller(ReplyHandler(), hostname=host, port=port, decode_data=False,
-                      data_size_limit=SMTP_SIZE_LIMIT, server_hostname=settings.REPLY_DOMAIN)
+    return Controller(
+        ReplyHandler(),
+        hostname=host,
+        port=port,
+        decode_data=False,
+        data_size_limit=SMTP_SIZE_LIMIT,
+        server_hostname=settings.REPLY_DOMAIN,
+    )
 
 
 class Command(BaseCommand):
@@ -95,8 +113,10 @@ class Command(BaseCommand):
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
         controller = make_controller(host, port)
         controller.start()
-        self.stdout.write(f"Receiving replies to {settings.REPLY_LOCAL_PART}+TOKEN@"
-                          f"{settings.REPLY_DOMAIN} on {host}:{port}; Ctrl-C stops.")
+        self.stdout.write(
+            f"Receiving replies to {settings.REPLY_LOCAL_PART}+TOKEN@"
+            f"{settings.REPLY_DOMAIN} on {host}:{port}; Ctrl-C stops."
+        )
         try:
             stop.wait()
         except KeyboardInterrupt:

@@ -42,9 +42,11 @@ class Command(BaseCommand):
         # Items, not attributes: the same setting, which celery-types declares read-only.
         current_app.conf["broker_url"] = "memory://"
         demo = demo_user()
-        created = [name for name, stop in ((IN_PROGRESS, waits_for_demo_decision),
-                                           (FINISHED, never))
-                   if seed_game(demo, name, stop)]
+        created = [
+            name
+            for name, stop in ((IN_PROGRESS, waits_for_demo_decision), (FINISHED, never))
+            if seed_game(demo, name, stop)
+        ]
         current_app.conf["broker_url"] = broker
         if IN_PROGRESS in created:
             send_demo_emails(Game.objects.get(name=IN_PROGRESS, creator=demo))
@@ -62,7 +64,8 @@ def send_demo_emails(game: Game) -> None:
 
 def demo_user() -> User:
     user, created = User.objects.get_or_create(
-        username=USERNAME, defaults={"email": "demo@example.org"})
+        username=USERNAME, defaults={"email": "demo@example.org"}
+    )
     if created or not user.check_password(PASSWORD):
         user.set_password(PASSWORD)
         user.save()
@@ -78,9 +81,17 @@ def seed_game(demo: User, name: str, stop: Callable[[Game, Seat], bool]) -> bool
         return False
     with transaction.atomic():  # all or nothing, so that a game found by name is whole
         game = services.create_game(
-            demo, name=name, player_count=3, setup="basic", decisions="sealed",
-            money="hidden", deadline_hours=48, invite_only=False, colour="red",
-            computer_colours=["ochre", "lilac"])
+            demo,
+            name=name,
+            player_count=3,
+            setup="basic",
+            decisions="sealed",
+            money="hidden",
+            deadline_hours=48,
+            invite_only=False,
+            colour="red",
+            computer_colours=["ochre", "lilac"],
+        )
         advance(game.pk, RandomPlayer(f"demo/{game.seed}"), stop)
     return True
 
@@ -113,8 +124,11 @@ def play_demo(game: Game, seat: Seat, player: RandomPlayer) -> None:
 
 
 def waits_for_demo_decision(game: Game, seat: Seat) -> bool:
-    return (game.turn >= INTERESTING_TURN and game.phase_kind == "decision"
-            and seat.colour in game.waiting)
+    return (
+        game.turn >= INTERESTING_TURN
+        and game.phase_kind == "decision"
+        and seat.colour in game.waiting
+    )
 
 
 def never(game: Game, seat: Seat) -> bool:
