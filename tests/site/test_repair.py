@@ -21,6 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 from django.core.management import CommandError, call_command
 from django.db import OperationalError, transaction
 from django.urls import reverse
@@ -195,12 +196,12 @@ def test_a_database_error_is_not_counted_as_a_broken_move(game, monkeypatch, whe
     assert (game.resolve_failures, game.needs_repair, game.phase_number) == (0, False, number)
 
 
-def test_computers_completing_a_broken_phase_count_too(alice):
-    """The computers' task applies the phase when their moves complete it: the person's
-    broken move stops it the same way, and the stretch it began is rolled back."""
+def with_computers_and_a_broken_bid(alice: User, name: str) -> Game:
+    """alice (ochre) against two computers, her stored move a bid in the decision phase
+    (RULES 4.2 against 3.2): the engine raises when the computers complete the phase."""
     game = services.create_game(
         alice,
-        name="With computers",
+        name=name,
         player_count=3,
         setup="basic",
         decisions="sealed",
@@ -219,6 +220,13 @@ def test_computers_completing_a_broken_phase_count_too(alice):
         move=move_to_json(Bid(3)),
         text="bid 3",
     )
+    return game
+
+
+def test_computers_completing_a_broken_phase_count_too(alice):
+    """The computers' task applies the phase when their moves complete it: the person's
+    broken move stops it the same way, and the stretch it began is rolled back."""
+    game = with_computers_and_a_broken_bid(alice, "With computers")
     for attempt in range(1, ATTEMPTS + 1):
         assert services.play_computers(game.pk, game.phase_number) == 0
         assert fresh(game).resolve_failures == attempt
@@ -228,27 +236,7 @@ def test_computers_completing_a_broken_phase_count_too(alice):
 
 
 def test_a_passed_deadline_leaves_a_paused_game_alone(alice, caplog):
-    game = services.create_game(
-        alice,
-        name="Deadline",
-        player_count=3,
-        setup="basic",
-        decisions="sealed",
-        money="hidden",
-        deadline_hours=48,
-        invite_only=False,
-        colour="ochre",
-        computer_colours=["red", "lilac"],
-    )
-    game = told(game)
-    ochre = Seat.objects.get(game=game, colour="ochre")
-    PendingSubmission.objects.create(
-        game=game,
-        seat=ochre,
-        phase_number=game.phase_number,
-        move=move_to_json(Bid(3)),
-        text="bid 3",
-    )
+    game = with_computers_and_a_broken_bid(alice, "Deadline")
     for _ in range(ATTEMPTS):
         services.play_computers(game.pk, game.phase_number)
     caplog.clear()
