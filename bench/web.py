@@ -43,7 +43,7 @@ from engine.errors import IllegalMove
 from engine.game import default_move, is_simultaneous
 from games import services
 from games.models import Event, Game, PendingSubmission, RecordEntry, Seat, Snapshot
-from games.views.lobby import MY_GAMES_PAGE, OPEN_GAMES_PAGE
+from games.views.lists import MY_GAMES_PAGE, OPEN_GAMES_PAGE
 
 SEED = 20_251_104  # a 4-player game (variable setup) that lasts past turn 25
 LATER_TURN = 25  # "after 25 turns"

@@ -10,13 +10,14 @@ from __future__ import annotations
 import secrets
 import uuid
 import zoneinfo
+from collections.abc import Collection
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Max, OuterRef, Q, Subquery
 
 from engine.game import GameState
 from engine.position import COLOURS
@@ -26,6 +27,8 @@ from engine.setup import Settings
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
     from django.contrib.auth.models import AnonymousUser
+
+_Row = TypeVar("_Row", bound=models.Model)
 
 COLOUR_CHOICES = [(c, c.title()) for c in COLOURS]
 
@@ -190,6 +193,16 @@ class Game(models.Model):
         taken = {s.colour for s in self.seats.all()}
         return [c for c in COLOURS if c not in taken]
 
+    def still_waiting(self, submitted: Collection[str]) -> list[str]:
+        """The colours the phase still waits for, given the colours with a submission
+        stored for it: awaited (`waiting`) and not submitted, while the game runs. From
+        the game's row alone, never its state: a sealed choice the engine holds has
+        already taken its player out of `waiting` (engine.game). The game page, the
+        lobby's rows and the emails all ask this."""
+        if self.status != self.Status.RUNNING:
+            return []
+        return [c for c in self.waiting or [] if c not in submitted]
+
     def seat_for(self, user: AbstractBaseUser | AnonymousUser | None) -> Seat | None:
         """The seat `user` holds in this game (None: no seat, or not signed in; a
         computer's seat has no user). From the prefetched seats, if they were."""
@@ -280,12 +293,28 @@ class Seat(models.Model):
 
     @property
     def display_name(self) -> str:
-        if self.is_computer:
-            return f"Computer ({self.colour})"
-        if self.user is None:
-            return f"(left the game, {self.colour})"
-        profile = getattr(self.user, "profile", None)
-        return profile.display_name if profile else self.user.get_username()
+        user = self.user
+        profile = getattr(user, "profile", None) if user is not None else None
+        return seat_name(
+            self.colour,
+            computer=self.is_computer,
+            username=user.get_username() if user is not None else None,
+            profile_name=profile.display_name if profile is not None else None,
+        )
+
+
+def seat_name(
+    colour: str, *, computer: bool, username: str | None, profile_name: str | None
+) -> str:
+    """A seat's name, as every page, list and email words it (`Seat.display_name`); from
+    plain columns too, for a list that reads rows, not models (games.views.lobby).
+    `username` None: the seat's person has left the site; `profile_name` None: they
+    have no profile."""
+    if computer:
+        return f"Computer ({colour})"
+    if username is None:
+        return f"(left the game, {colour})"
+    return profile_name if profile_name is not None else username
 
 
 class PendingSubmission(models.Model):
@@ -348,7 +377,19 @@ def readable_marks(colour: str | None) -> list[str]:
     return ["", colour] if colour else [""]
 
 
-class EventQuerySet(models.QuerySet["Event"]):
+class GameRowsQuerySet(models.QuerySet[_Row]):
+    """Rows of a game's log or table talk."""
+
+    def newest_in(self, game: OuterRef, field: str = "pk") -> Subquery:
+        """The largest `field` of these rows in `game` (an `OuterRef` to a game's id), as
+        an expression for a query over games; NULL if there is none. The version of an
+        open page (games.views.live, the lobby) reads it of the rows its reader may read,
+        filtered by the one rule (`visible_to`), never a copy of it."""
+        rows = self.filter(game=game).order_by().values("game_id")
+        return Subquery(rows.annotate(newest=Max(field)).values("newest"))
+
+
+class EventQuerySet(GameRowsQuerySet["Event"]):
     def visible_to(self, colour: str | None, *, everything: bool = False) -> EventQuerySet:
         """The events `colour` reads (`readable_marks`); `everything`: all of them."""
         if everything:
@@ -380,7 +421,7 @@ class Event(models.Model):
 MESSAGE_CHARS = 1000  # one message; a longer one is refused with a sentence saying so
 
 
-class MessageQuerySet(models.QuerySet["Message"]):
+class MessageQuerySet(GameRowsQuerySet["Message"]):
     def visible_to(self, seat: Seat | None, *, archive: bool = False) -> MessageQuerySet:
         """The one rule for who reads which message (games.chat applies it): a seat reads
         the messages to everyone, those to it and its own, but not those of the colours

@@ -231,11 +231,8 @@ class Presentation:
         return self.submitted() | sealed
 
     def still_waiting(self) -> list[str]:
-        """The colours the phase still waits for: awaited, and not yet submitted."""
-        if not self.game.waiting:
-            return []
-        done = self.has_submitted()
-        return [c for c in self.game.waiting if c not in done]
+        """The colours the phase still waits for (`Game.still_waiting`)."""
+        return self.game.still_waiting(self.has_submitted()) if self.game.waiting else []
 
     # --- sentences -----------------------------------------------------------------------
 

@@ -22,7 +22,6 @@ from django.core.paginator import Page, Paginator
 from django.db.models import (
     Count,
     Exists,
-    F,
     OuterRef,
     Q,
     QuerySet,
@@ -34,33 +33,21 @@ from django.views.decorators.http import require_POST, require_safe
 
 from engine.position import COLOURS
 from games import services
-from games.context_processors import Live, my_games
+from games.context_processors import Live
 from games.forms import CreateGameForm, JoinForm
-from games.models import Game, PendingSubmission, Seat
+from games.models import Game, PendingSubmission, Seat, seat_name
+from games.views.lists import (
+    LISTED,
+    MY_GAMES_PAGE,
+    OPEN_GAMES_PAGE,
+    lobby_version,
+    my_games_in_order,
+    open_games,
+)
 from games.visibility import remember_invite, visible_games
 from games.words import name_of, sentence
 
 FINISHED_SHOWN = 20  # the archive has the rest
-MY_GAMES_PAGE = 25  # my games shown per page (those waiting for me first), as the archive's
-OPEN_GAMES_PAGE = 25  # open games shown per page, the newest first (`?open=`)
-# What a list shows of a game (never its state).
-LISTED = (
-    "name",
-    "status",
-    "player_count",
-    "setup",
-    "decisions",
-    "money",
-    "deadline_hours",
-    "invite_only",
-    "invite_token",
-    "phase_number",
-    "waiting",
-    "deadline",
-    "winners",
-    "created_at",
-    "finished_at",
-)
 
 
 @dataclass(frozen=True)
@@ -68,7 +55,7 @@ class ListedSeat:
     """A seat as a list shows it."""
 
     colour: str
-    display_name: str  # as `Seat.display_name` words it
+    display_name: str  # `Seat.display_name`, from the row's columns (`seat_name`)
     user_id: int | None
     submitted: bool  # a submission of it is stored for its game's current phase
 
@@ -113,26 +100,9 @@ def seats_by_game(game_ids: list[int]) -> dict[int, list[ListedSeat]]:
     )
     seats: dict[int, list[ListedSeat]] = {i: [] for i in game_ids}
     for game_id, colour, user_id, computer, username, shown_name, submitted in rows:
-        if computer:  # the words of Seat.display_name
-            name = f"Computer ({colour})"
-        elif user_id is None:
-            name = f"(left the game, {colour})"
-        else:
-            name = shown_name if shown_name is not None else username  # no profile: None
+        name = seat_name(colour, computer=computer, username=username, profile_name=shown_name)
         seats[game_id].append(ListedSeat(colour, name, user_id, submitted))
     return seats
-
-
-def still_waiting(game: Game, seats: list[ListedSeat]) -> list[str]:
-    """The colours the phase still waits for, as the game page leaves them unticked:
-    awaited (the game's `waiting` column) and without a stored submission. Read from the
-    game's row and its seats alone, never from its state: a sealed choice the engine
-    holds has already taken its player out of `waiting` (engine.game), so this agrees
-    with the game page's `Presentation.still_waiting`."""
-    if game.status != Game.Status.RUNNING:
-        return []
-    done = {s.colour for s in seats if s.submitted}
-    return [c for c in game.waiting or [] if c not in done]
 
 
 def listings(request: HttpRequest, games: list[Game]) -> list[Listing]:
@@ -147,7 +117,7 @@ def listings(request: HttpRequest, games: list[Game]) -> list[Listing]:
         invite_url = ""
         if mine is not None and game.status == Game.Status.OPEN:
             invite_url = request.build_absolute_uri(reverse("invite", args=[game.invite_token]))
-        waiting = still_waiting(game, seats[game.pk])
+        waiting = game.still_waiting({s.colour for s in seats[game.pk] if s.submitted})
         rows.append(
             Listing(
                 game=game,
@@ -160,19 +130,6 @@ def listings(request: HttpRequest, games: list[Game]) -> list[Listing]:
             )
         )
     return rows
-
-
-def my_games_in_order(user: Any) -> QuerySet[Game]:
-    """The person's games still going, in the lobby's order, all of it in SQL: those
-    whose phase waits for their move first, then the nearest deadline, games gathering
-    players last. Without the state; each game carries `my_colour`, `my_seat` and
-    `my_turn` (games.context_processors.my_games: the rule the navigation counts)."""
-    return (
-        my_games(user)
-        .only(*LISTED)
-        .filter(status__in=[Game.Status.OPEN, Game.Status.RUNNING])
-        .order_by(F("my_turn").desc(), F("deadline").asc(nulls_last=True), "created_at", "pk")
-    )
 
 
 class CountedPaginator(Paginator):
@@ -211,16 +168,6 @@ def my_games_page(request: HttpRequest) -> tuple[Page[Game], int]:
     return paginator.get_page(request.GET.get("page")), counted["awaiting"]
 
 
-def open_games(request: HttpRequest) -> QuerySet[Game]:
-    """The games gathering players that anyone may join, newest first, but those I sit
-    in (they are in my games): ordered in SQL (the index on status and creation), so a
-    page of them costs the same however many there are."""
-    games = Game.objects.filter(status=Game.Status.OPEN, invite_only=False)
-    if request.user.is_authenticated:
-        games = games.exclude(seats__user=request.user)
-    return games.order_by("-created_at", "-pk")
-
-
 @require_safe
 def lobby(request: HttpRequest) -> HttpResponse:
     context: dict[str, Any] = {"my_page": None}
@@ -241,6 +188,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
     context.update(
         open_page=open_page,
         live_url=live_url,
+        live_version=lobby_version(request),
         keep_open=f"&open={open_page.number}" if open_page.number > 1 else "",
         keep_page=f"&page={context['my_page'].number}"
         if context["my_page"] and context["my_page"].number > 1

@@ -41,6 +41,7 @@ from games.play_forms import (
 )
 from games.presenter import Presentation, present
 from games.views.chat import draft_of
+from games.views.live import game_version
 from games.visibility import visible_game
 from games.words import action_text, card_text
 
@@ -70,6 +71,9 @@ def _load(request: HttpRequest, game_id: int) -> Presentation:
 
 
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
+    # The version first: a change made while the page is drawn makes the page fetch
+    # itself once more, never leaves it behind (games/static/games/live.js).
+    version = game_version(request, game_id)["version"]
     shown = _load(request, game_id)
     game, seat, v = shown.game, shown.seat, shown.view
     context: dict[str, Any] = {
@@ -79,6 +83,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "names": shown.names,
         "seats": list(game.seats.all()),
         "invite_url": "",
+        "live_version": version,
     }
     if seat is not None and game.status == Game.Status.OPEN:  # the link to share, as the lobby
         context["invite_url"] = request.build_absolute_uri(

@@ -9,11 +9,12 @@ page changed in place, it was not reloaded. And no page broke the CSP on the way
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from engine.game import default_move
 from games import services
@@ -91,6 +92,29 @@ def test_a_move_shows_on_the_other_players_page(open_as, game):
     )
     expect(page.locator("#log")).to_contain_text("Turn")
     assert not_reloaded(page)
+
+
+def test_a_move_made_before_the_first_poll_is_answered_still_shows(new_page, game):
+    """The page's first poll is held until another player has moved: its answer is then
+    newer than the page, which must fetch itself (it knows the version it was drawn
+    from), not take the answer for what it already shows."""
+    page = new_page()
+    log_in(page, "alice")
+    polls: list[str] = []
+
+    def hold_the_first(route: Route) -> None:
+        if not polls:
+            submit_default(game, "ochre")  # while the page waits for its first answer
+        polls.append(route.request.url)
+        route.continue_()
+
+    page.route(re.compile(rf"/games/{game.pk}/live/"), hold_the_first)
+    page.goto(f"/games/{game.pk}/")
+    page.evaluate("window.notReloaded = true")
+    expect(page.locator('#waiting [data-colour="ochre"]')).to_contain_text(
+        "submitted", timeout=WAIT
+    )
+    assert polls and not_reloaded(page)
 
 
 def test_a_form_left_open_is_kept_and_says_the_game_moved_on(open_as, game):

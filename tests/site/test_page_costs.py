@@ -26,7 +26,7 @@ from games.play_forms import DecisionForm, MoveTextForm
 from games.presenter import present
 from games.templatetags import kept_forms
 from games.views.archive import pick_step
-from games.views.lobby import my_games_in_order
+from games.views.lists import my_games_in_order
 from tests.engine_helpers import Play
 from tests.engine_helpers import game as engine_game
 from tests.site.conftest import three_player_game

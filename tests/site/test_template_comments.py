@@ -11,6 +11,7 @@ import pytest
 from django.conf import settings
 from django.urls import reverse
 
+from games.views import lists
 from games.views import lobby as lobby_views
 from tests.site.test_lobby import open_game
 
@@ -45,7 +46,8 @@ def test_the_game_page_shows_no_comment(client, alice, game):
 
 
 def test_the_lobby_with_its_page_links_shows_no_comment(client, alice, bob, monkeypatch):
-    monkeypatch.setattr(lobby_views, "OPEN_GAMES_PAGE", 1)  # two open games: page links
+    for module in (lobby_views, lists):  # two open games: page links
+        monkeypatch.setattr(module, "OPEN_GAMES_PAGE", 1)
     open_game(alice, "First")
     open_game(alice, "Second")
     client.force_login(bob)

@@ -27,7 +27,9 @@
   if (!seconds || !url) { return; }
 
   var etag = null;    // the last answer's, sent back: a 304 if nothing changed since
-  var known = null;   // the version of what the page shows; null until the first answer
+  // The version of what the page shows: the one it was drawn from, so that a change made
+  // between the drawing and the first answer is fetched, not taken as already shown.
+  var known = root ? root.getAttribute("data-live-version") : null;
   var dirty = false;  // something was typed, ticked or clicked into a form of the container
   var busy = false;   // a poll (and the fetch it may lead to) is under way
   var stopped = false;
@@ -84,11 +86,6 @@
     if (!item || !count || typeof n !== "number") { return; }
     count.textContent = String(n);
     item.hidden = n === 0;
-  }
-
-  function sameAs(element, answer) {
-    return String(answer.phase) === element.getAttribute("data-live-phase") &&
-      answer.status === element.getAttribute("data-live-status");
   }
 
   function copyState(from) {
@@ -180,7 +177,7 @@
         carryMessages(fresh);
         if (typing()) { swapParts(next); } else { swapAll(next); }
         scrollChat();
-        known = version;
+        known = next.getAttribute("data-live-version") || version;
       });
   }
 
@@ -188,12 +185,6 @@
     showCount(answer.your_move);
     var version = answer.game ? answer.game.version : answer.lobby;
     if (!root || typeof version !== "string" || version === known) { return null; }
-    if (known === null) {
-      known = version;
-      // The first answer, just after the page was drawn: it is current unless the
-      // game's phase or status moved in between.
-      if (!answer.game || sameAs(root, answer.game)) { return null; }
-    }
     return refresh(version);
   }
 
