@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, Route, expect
 
 from engine.game import default_move
-from games import services
+from games import chat, services
 from games.models import Game, Seat
 from tests.site.browser import record_requests
 from tests.site.conftest import three_player_game
@@ -257,3 +257,28 @@ def test_a_page_opened_by_an_emailed_link_follows_its_game_and_mutes_it(new_page
     expect(page.locator("[role=alert]")).to_contain_text("muted", timeout=WAIT)
     assert Seat.objects.get(game=game, user=alice).mail_muted
     assert problems == []
+
+
+def test_a_page_whose_reader_sees_nothing_new_does_not_fetch_itself(open_as, game):
+    """alice muted charlie: his message changes nothing on her page, so the page polls on
+    and never fetches itself; bob's message is new to her and is fetched and shown."""
+    seats = {s.colour: s for s in Seat.objects.filter(game=game)}
+    chat.set_player_muted(seats["red"], "lilac", True)
+    page = open_as("alice", f"/games/{game.pk}/")
+    requests = record_requests(page)
+    path = f"/games/{game.pk}/"
+
+    def count(suffix: str) -> int:
+        return sum(urlsplit(u).path == path + suffix for u in requests)
+
+    chat.post(game.pk, seats["lilac"].user_id, "Charlie talks to the table")
+    # Three answers: the first may be to a poll sent before his message; a page fetch
+    # one of them led to is under way before the next poll (a poll waits for it).
+    for _ in range(3):
+        with page.expect_response(lambda r: urlsplit(r.url).path == f"{path}live/", timeout=WAIT):
+            pass
+    assert count("") == 0 and "Charlie talks" not in page.content()
+
+    chat.post(game.pk, seats["ochre"].user_id, "Bob talks to the table")
+    expect(page.locator("#chat")).to_contain_text("Bob talks to the table", timeout=WAIT)
+    assert count("") >= 1 and not_reloaded(page)
