@@ -212,30 +212,15 @@ class Game(models.Model):
 
 
 # Who plays a seat, as SQL: each Q says the same as the Seat property of its name, for
-# filters (`Seat.objects.persons()`); tests/site/test_seats.py holds them to agreeing.
+# filters (`game.seats.filter(PERSON)`, `seats.exclude(IN_PERSON)`); tests/site/
+# test_seats.py holds them to agreeing.
 # A computer's seat has no user; conceding sets `standin` too (games.services.concede).
 PERSON = Q(user__isnull=False, is_computer=False)
 IN_PERSON = PERSON & Q(standin=False)
 COMPUTER_PLAYS = Q(is_computer=True) | Q(standin=True)
 
 
-class SeatQuerySet(models.QuerySet["Seat"]):
-    def persons(self) -> SeatQuerySet:
-        """The seats a person holds (`Seat.is_person`)."""
-        return self.filter(PERSON)
-
-    def in_person(self) -> SeatQuerySet:
-        """The seats their person plays themselves now (`Seat.plays_in_person`)."""
-        return self.filter(IN_PERSON)
-
-    def computer_played(self) -> SeatQuerySet:
-        """The seats whose moves a computer makes (`Seat.computer_plays`)."""
-        return self.filter(COMPUTER_PLAYS)
-
-
 class Seat(models.Model):
-    objects = SeatQuerySet.as_manager()
-
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     colour = models.CharField(max_length=10, choices=COLOUR_CHOICES)
     position = models.PositiveSmallIntegerField()  # seat order = play order

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Prefetch
 
 from games import services
-from games.models import Game, Seat
+from games.models import COMPUTER_PLAYS, IN_PERSON, PERSON, Game, Seat
 
 # state: (is_person, plays_in_person, computer_plays)
 MEANINGS = {
@@ -78,19 +78,19 @@ def test_each_meaning_at_each_seat_state(seats, state):
 def test_the_queryset_and_the_property_agree(seats, state):
     seat = seats[state]
     this = Seat.objects.filter(pk=seat.pk)
-    in_sql = (this.persons().exists(), this.in_person().exists(), this.computer_played().exists())
+    in_sql = tuple(this.filter(q).exists() for q in (PERSON, IN_PERSON, COMPUTER_PLAYS))
     assert in_sql == (seat.is_person, seat.plays_in_person, seat.computer_plays)
 
 
 def test_the_querysets_pick_the_same_seats_as_the_properties(seats):
     every = Seat.objects.filter(pk__in=[s.pk for s in seats.values()])
-    for method, meaning in (
-        ("persons", "is_person"),
-        ("in_person", "plays_in_person"),
-        ("computer_played", "computer_plays"),
+    for q, meaning in (
+        (PERSON, "is_person"),
+        (IN_PERSON, "plays_in_person"),
+        (COMPUTER_PLAYS, "computer_plays"),
     ):
-        picked = set(getattr(every, method)().values_list("pk", flat=True))
-        assert picked == {s.pk for s in seats.values() if getattr(s, meaning)}, method
+        picked = set(every.filter(q).values_list("pk", flat=True))
+        assert picked == {s.pk for s in seats.values() if getattr(s, meaning)}, meaning
 
 
 def test_a_game_finds_the_seat_of_each_of_its_players(seats, alice, bob, charlie):
