@@ -219,7 +219,6 @@ def queue(
     reply_to: str = "",
     headers: dict[str, str] | None = None,
     phase_number: int | None = None,
-    urgent: bool | None = None,
     hold_until: datetime | None = None,
     summary: str = "",
     messages_upto: int | None = None,
@@ -229,12 +228,7 @@ def queue(
     this phase is queued already (`one_email_per_phase`). `hold_until`: an email that
     would be queued is COALESCING instead, until then (`summary`: it in a line).
     `kind`: one of games.mail.kinds.KINDS (kinds.UnknownKind otherwise, nothing stored),
-    which says whether it may wait for the digest (`urgent`, if given, must agree)."""
-    if urgent is not None and urgent == kinds.of(kind).digest:
-        raise ValueError(
-            f"an email of kind {kind!r} is {'not ' if urgent else ''}urgent "
-            "(games.mail.kinds), whatever its caller says"
-        )
+    which says whether it may wait for the digest."""
     status = status_for(user, kind)
     if status is None or not to:
         return None

@@ -134,11 +134,27 @@ def test_the_outbox_refuses_a_kind_not_in_the_table_and_stores_nothing(alice) ->
     assert not OutgoingEmail.objects.exists()
 
 
-def test_the_table_says_whether_an_email_may_wait_for_the_digest(alice) -> None:
-    """A caller may not call urgent what the table holds for the digest."""
-    with pytest.raises(ValueError, match="'results' is not urgent"):
-        outbox.queue("results", alice.email, "S", "T\n", "<p>T</p>", user=alice, urgent=True)
-    assert not OutgoingEmail.objects.exists()
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        (
+            EmailPreference.DIGEST,
+            {"results": "held", "your_turn": "queued", "signup_confirm": "queued"},
+        ),
+        (EmailPreference.OFF, {"results": None, "your_turn": None, "signup_confirm": "queued"}),
+        (
+            EmailPreference.EVERY,
+            {"results": "queued", "your_turn": "queued", "signup_confirm": "queued"},
+        ),
+    ],
+)
+def test_the_table_alone_says_whether_an_email_waits_for_the_digest(alice, mode, expected) -> None:
+    """No caller says whether its email is urgent (the outbox takes no such flag): news
+    waits for a digest reader's digest, an ask never does, an account's email is sent
+    even to a person who wants none."""
+    Notifications.objects.update_or_create(user=alice, defaults={"mode": mode})
+    alice.refresh_from_db()
+    assert {kind: outbox.status_for(alice, kind) for kind in expected} == expected
 
 
 def test_a_digest_readers_owed_messages_wait_unrendered_then_go_in_the_digest(

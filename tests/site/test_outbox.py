@@ -497,7 +497,6 @@ def test_a_batch_inserts_its_emails_at_its_end_and_nothing_if_it_fails(
         user=bob,
         game=game,
         phase_number=1,
-        urgent=False,
         hold_until=timezone.now() + timedelta(hours=1),
     )
     assert held is not None and held.status == Status.COALESCING
