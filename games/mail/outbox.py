@@ -221,7 +221,7 @@ def queue(
     phase_number: int | None = None,
     urgent: bool | None = None,
     hold_until: datetime | None = None,
-    summary: str = "",
+    summary: dict[str, Any] | None = None,
     messages_upto: int | None = None,
 ) -> OutgoingEmail | None:
     """Store an email and send it after the transaction commits; None if the person
@@ -254,7 +254,7 @@ def queue(
         status=status,
         headers={**standard_headers(kind, user), **(headers or {})},
         phase_number=phase_number,
-        summary=summary,
+        summary=summary or {},
         messages_upto=messages_upto,
         next_attempt_at=hold_until
         if status == Status.COALESCING
