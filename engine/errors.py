@@ -1,8 +1,16 @@
 """The engine's exceptions: both are ValueErrors whose message a player can read."""
 
+from engine.reasons import Reason
+
 
 class IllegalMove(ValueError):
-    """A submission the rules do not allow; the state it was tried on is unchanged."""
+    """A submission the rules do not allow; the state it was tried on is unchanged. Its
+    message is the reason's English sentence; `reason` keeps the code and values (what
+    the site stores, `Reason.as_json`)."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 class NotationError(ValueError):

@@ -16,6 +16,8 @@ checks it against the `"kind": "..."` literals in the engine's source.
 
 from typing import Literal, NotRequired, TypedDict, get_args, get_type_hints
 
+from engine.reasons import ReasonJson
+
 CellJson = list[int]  # [x, y]
 EdgeJson = list[list[int]]  # [[x, y], [x, y]]
 
@@ -81,7 +83,7 @@ class PoliticsReturned(Stamped):
     kind: Literal["politics_returned"]
     player: str
     card: str
-    reason: str
+    reason: ReasonJson  # why, as a code and its values (engine.reasons)
 
 
 class Money(Stamped):

@@ -269,7 +269,7 @@ def _reveal_decisions(state: GameState, log: Log) -> None:
                         "kind": "politics_returned",
                         "player": player,
                         "card": rules.politics_card(choice.politics),
-                        "reason": problem,
+                        "reason": problem.as_json(),
                     }
                 )
                 continue

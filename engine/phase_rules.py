@@ -6,9 +6,9 @@ submission each phase takes, and what a player may promise, bid or spend. The
 phase machine that applies a submission is `engine.game`.
 
 Same naming habit as `engine.rules`: `*_problem` returns the reason a submission
-is refused (the sentence the player reads) or None; `check_*` raises
-`IllegalMove` with it. Nothing here changes the state it is given: where a move
-takes effect step by step (walls one after another, knights and an expansion,
+is refused (a `Reason`: its code and values, the sentence the player reads) or
+None; `check_*` raises `IllegalMove` with it. Nothing here changes the state it
+is given: where a move takes effect step by step (walls one after another, knights and an expansion,
 politics cards in an open decision) the steps before the last are tried on a
 scratch copy of the position.
 """
@@ -37,9 +37,10 @@ from engine.moves import (
     Walls,
 )
 from engine.position import Position
+from engine.reasons import Reason
 from engine.state import GameState
 
-Problem = Callable[[GameState, str, Submission], str | None]
+Problem = Callable[[GameState, str, Submission], Reason | None]
 
 
 def check_submission(state: GameState, player: str, move: Submission) -> None:
@@ -48,23 +49,17 @@ def check_submission(state: GameState, player: str, move: Submission) -> None:
         raise IllegalMove(problem)
 
 
-def submission_problem(state: GameState, player: str, move: Submission) -> str | None:
+def submission_problem(state: GameState, player: str, move: Submission) -> Reason | None:
     """Why `player` may not submit `move` now (RULES 9), or None if the game takes it."""
     if player not in state.players:
-        return f"{player} does not play in this game"
+        return Reason("not_a_player", colour=player)
     if state.is_over:
-        return "the game is over"
+        return Reason("game_over")
     if isinstance(move, EndAlliance):  # RULES 7.1: at any time
         return end_alliance_problem(state, player, move)
     if player not in state.phase.waiting:
-        names = ", ".join(state.phase.waiting)
-        return f"the game is waiting for {names}, not for {player}"
+        return Reason("waiting_for_others", waiting=list(state.phase.waiting), colour=player)
     return PROBLEMS[state.phase.kind](state, player, move)
-
-
-def waits_for(what: str) -> str:
-    """The reason for a submission of the wrong kind for the phase."""
-    return f"the game waits for {what} now"
 
 
 # --- at any time (RULES 7.1) -----------------------------------------------------------
@@ -84,30 +79,27 @@ def committed(state: GameState, player: str) -> tuple[int, list[int]]:
     return ducats, treasure
 
 
-def uncommitted_problem(state: GameState, player: str, move: EndAlliance) -> str | None:
+def uncommitted_problem(state: GameState, player: str, move: EndAlliance) -> Reason | None:
     """Ending an alliance at any time may not spend what is promised elsewhere."""
     ducats, treasure = committed(state, player)
     holder = state.pos.players[player]
     try:
         spent = rules.check_payment(state.pos, player, rules.ALLIANCE_BREAK_FEE, move.treasure)
     except IllegalMove as exc:
-        return str(exc)
+        return exc.reason
     if holder.ducats - spent < ducats:
-        return (
-            f"{player} has promised {ducats} of {holder.ducats} ducats in an "
-            "offer or bid, too many to pay for ending the alliance now"
-        )
+        return Reason("promised_elsewhere", colour=player, promised=ducats, ducats=holder.ducats)
     free = holder.treasure()
     for value in treasure:
         free.remove(value)
     for value in move.treasure:
         if value not in free:
-            return f"the Treasure card worth {value} is bid in the duel"
+            return Reason("treasure_card_bid", value=value)
         free.remove(value)
     return None
 
 
-def end_alliance_problem(state: GameState, player: str, move: EndAlliance) -> str | None:
+def end_alliance_problem(state: GameState, player: str, move: EndAlliance) -> Reason | None:
     """RULES 7.1: a party to the alliance pays 10 ducats, not out of its promises."""
     return uncommitted_problem(state, player, move) or rules.alliance_end_problem(
         state.pos, player, move.own, move.other
@@ -117,9 +109,9 @@ def end_alliance_problem(state: GameState, player: str, move: EndAlliance) -> st
 # --- placement (RULES 2.3) ---------------------------------------------------------------
 
 
-def placement_phase_problem(state: GameState, player: str, move: Submission) -> str | None:
+def placement_phase_problem(state: GameState, player: str, move: Submission) -> Reason | None:
     if not isinstance(move, Place):
-        return waits_for("a castle and a knight, like 'place C3 D3'")
+        return Reason("waits_for_placement")
     colour = state.phase.colour
     assert colour is not None
     return rules.placement_problem(state.pos, colour, move)
@@ -128,23 +120,24 @@ def placement_phase_problem(state: GameState, player: str, move: Submission) -> 
 # --- decisions (RULES 3.2, 7) ------------------------------------------------------------
 
 
-def decision_phase_problem(state: GameState, player: str, move: Submission) -> str | None:
+def decision_phase_problem(state: GameState, player: str, move: Submission) -> Reason | None:
     if not isinstance(move, Decide):
-        return waits_for("a decision, like 'decide 2'")
+        return Reason("waits_for_decision")
     problem = decision_problem(state, player, move)
     if problem or state.settings.decisions == "sealed":
         return problem
     return open_politics_problem(state.pos, player, move)
 
 
-def decision_problem(state: GameState, player: str, move: Decide) -> str | None:
+def decision_problem(state: GameState, player: str, move: Decide) -> Reason | None:
     """RULES 3.2 and 7: the right number of different cards, politics cards in hand."""
     need = state.cards_to_choose(player)
     cards = move.cards
     if len(cards) != need:
-        return f"{player} chooses {need} decision card{'s' if need > 1 else ''} this turn"
+        code = "decision_cards" if need > 1 else "one_decision_card"
+        return Reason(code, colour=player, count=need)
     if len(set(cards)) != len(cards) or any(c not in (1, 2, 3) for c in cards):
-        return "decision cards are 1, 2 and 3, each at most once"
+        return Reason("decision_card_numbers")
     hand = state.pos.players[player].hand
     for kind in ("alliance", "renegade"):
         wanted = sum(
@@ -153,7 +146,7 @@ def decision_problem(state: GameState, player: str, move: Decide) -> str | None:
             if c.politics is not None and rules.politics_card(c.politics) == kind
         )
         if wanted > hand.count(kind):
-            return f"{player} has {hand.count(kind)} {kind.title()} card(s) in hand"
+            return Reason(f"{kind}_cards_in_hand", colour=player, count=hand.count(kind))
     for choice in move.choices:
         if choice.politics is not None:
             problem = rules.politics_problem(state.pos, player, choice.politics)
@@ -162,7 +155,7 @@ def decision_problem(state: GameState, player: str, move: Decide) -> str | None:
     return None
 
 
-def open_politics_problem(pos: Position, player: str, move: Decide) -> str | None:
+def open_politics_problem(pos: Position, player: str, move: Decide) -> Reason | None:
     """Open decisions (RULES 3.2): the politics cards take effect one after another as
     the decision is made, so each after the first must still be playable after the
     ones before it (`decision_problem` has checked each on the position as it is)."""
@@ -181,49 +174,49 @@ def open_politics_problem(pos: Position, player: str, move: Decide) -> str | Non
 # --- contests (RULES 4) -------------------------------------------------------------------
 
 
-def negotiation_phase_problem(state: GameState, player: str, move: Submission) -> str | None:
+def negotiation_phase_problem(state: GameState, player: str, move: Submission) -> Reason | None:
     """RULES 4.1: offer ducats one has, accept the other's standing offer, or break off."""
     phase = state.phase
     other = next(p for p in phase.contenders if p != player)
     if isinstance(move, Offer):
         ducats = state.pos.players[player].ducats
         if not 0 <= move.amount <= ducats:
-            return f"an offer is of ducats you have: 0 to {ducats}"
+            return Reason("offer_range", ducats=ducats)
         return None
     if isinstance(move, Accept):
         if phase.offer is None or phase.offer[0] != other:
-            return f"there is no offer from {other} to accept"
+            return Reason("no_offer", colour=other)
         offered = phase.offer[1]
         if state.pos.players[other].ducats < offered:  # cannot happen: offers are committed
-            return f"{other} no longer has the {offered} ducats offered"
+            return Reason("offer_gone", colour=other, ducats=offered)
         return None
     if not isinstance(move, BreakOff):
-        return waits_for("an offer ('offer 3'), 'accept' or 'break off'")
+        return Reason("waits_for_negotiation")
     return None
 
 
-def duel_phase_problem(state: GameState, player: str, move: Submission) -> str | None:
+def duel_phase_problem(state: GameState, player: str, move: Submission) -> Reason | None:
     if not isinstance(move, Bid):
-        return waits_for("a sealed bid, like 'bid 5' or 'bid 2 treasure 10'")
+        return Reason("waits_for_bid")
     return bid_problem(state, player, move)
 
 
-def bid_problem(state: GameState, player: str, bid: Bid) -> str | None:
+def bid_problem(state: GameState, player: str, bid: Bid) -> Reason | None:
     """RULES 4.2: ducats one has, Treasure cards one holds."""
     holder = state.pos.players[player]
     if not 0 <= bid.ducats <= holder.ducats:
-        return f"a bid is of ducats you have: 0 to {holder.ducats}"
+        return Reason("bid_range", ducats=holder.ducats)
     held = holder.treasure()
     for value in set(bid.treasure):
         if bid.treasure.count(value) > held.count(value):
-            return f"{player} holds no Treasure card worth {value}"
+            return Reason("no_treasure_card", colour=player, value=value)
     return None
 
 
 # --- performing an action (RULES 5) ---------------------------------------------------------
 
 
-def perform_phase_problem(state: GameState, player: str, move: Submission) -> str | None:
+def perform_phase_problem(state: GameState, player: str, move: Submission) -> Reason | None:
     action = state.phase.action
     assert action is not None
     if isinstance(move, Pass):  # RULES 3: an action may be declined
@@ -235,13 +228,13 @@ def perform_phase_problem(state: GameState, player: str, move: Submission) -> st
     return pile_problem(state, move)
 
 
-def walls_problem(pos: Position, player: str, most: int, move: Submission) -> str | None:
+def walls_problem(pos: Position, player: str, most: int, move: Submission) -> Reason | None:
     """RULES 5.1: up to `most` walls, each legal after the ones before it (and their
     foundings, RULES 6.1)."""
     if not isinstance(move, Walls):
-        return waits_for(f"up to {most} walls, like 'walls F7/F8', or 'pass'")
+        return Reason("waits_for_walls", most=most)
     if not 1 <= len(move.walls) <= most:
-        return f"this action places 1 to {most} walls, not {len(move.walls)}"
+        return Reason("wall_count", most=most, count=len(move.walls))
     scratch = pos
     for i, edge in enumerate(move.walls):
         problem = rules.wall_problem(scratch, player, edge)
@@ -253,20 +246,15 @@ def walls_problem(pos: Position, player: str, most: int, move: Submission) -> st
     return None
 
 
-def swords_problem(pos: Position, player: str, swords: int, move: Submission) -> str | None:
+def swords_problem(pos: Position, player: str, swords: int, move: Submission) -> Reason | None:
     """RULES 5.3: S1 one knight or one expansion; S2 two knights, or a knight and an
     expansion in either order, each legal after the one before; the forest fees
     (RULES 5.2) paid together at the end, Treasure cards first (RULES 7.3)."""
     if not isinstance(move, Swords):
-        return waits_for("knights or an expansion, like 'knight F7', or 'pass'")
+        return Reason("waits_for_swords")
     expansions = sum(1 for s in move.steps if isinstance(s, Expand))
     if not 1 <= len(move.steps) <= swords or expansions > 1:
-        allowed = (
-            "one knight or one expansion"
-            if swords == 1
-            else "two knights, or one knight and one expansion"
-        )
-        return f"this action allows {allowed}"
+        return Reason("one_sword" if swords == 1 else "two_swords")
     fees, scratch = 0, pos
     for i, step in enumerate(move.steps):
         if isinstance(step, Knight):
@@ -286,27 +274,27 @@ def swords_problem(pos: Position, player: str, swords: int, move: Submission) ->
     return rules.payment_problem(pos, player, fees, move.treasure)
 
 
-def pile_problem(state: GameState, move: Submission) -> str | None:
+def pile_problem(state: GameState, move: Submission) -> Reason | None:
     """RULES 5.4: the Crown looks through a politics pile that has cards."""
     if not isinstance(move, ChoosePile):
-        return waits_for("a politics pile to look through, like 'pile 1'")
+        return Reason("waits_for_pile")
     if move.pile not in (1, 2):
-        return "there are politics piles 1 and 2"
+        return Reason("no_such_pile")
     if not state.piles[move.pile - 1]:
-        return f"politics pile {move.pile} is empty"
+        return Reason("pile_empty", pile=move.pile)
     return None
 
 
-def crown_phase_problem(state: GameState, player: str, move: Submission) -> str | None:
+def crown_phase_problem(state: GameState, player: str, move: Submission) -> Reason | None:
     """RULES 5.4: one card of the pile looked through, or none."""
     pile = state.phase.pile
     assert pile is not None
     if isinstance(move, TakeCard):
         if move.card not in state.piles[pile - 1]:
-            return f"pile {pile} holds no '{move.card}' card"
+            return Reason("card_not_in_pile", pile=pile, card=move.card)
         return None
     if not isinstance(move, Pass):
-        return waits_for("a card from the pile, like 'take alliance', or 'pass'")
+        return Reason("waits_for_card")
     return None
 
 

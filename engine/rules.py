@@ -1,12 +1,13 @@
 """What the pieces may do and what it scores (RULES 2.3, 5, 6, 7, 8), on a `Position`.
 
 One naming habit across the engine: `*_problem` returns the reason a thing is not
-allowed (a sentence a player can read) or None; `check_*` raises `IllegalMove`
-with that reason (and may return what it worked out on the way); `legal_*` lists
-what is allowed. Where many candidates are tested (the `legal_*` lists, the
-computer players), `*_refusal` returns the reason unworded (`Refusal`), so that
-no sentence is built that nobody reads. What a submission may be in each phase of
-the game (on a whole `GameState`) is `engine.phase_rules`.
+allowed (an `engine.reasons.Reason`: a code and values, read as an English sentence)
+or None; `check_*` raises `IllegalMove` with that reason (and may return what it
+worked out on the way); `legal_*` lists what is allowed. Where many candidates are
+tested (the `legal_*` lists, the computer players), `*_refusal` returns the reason
+unmade (`Refusal`), so that no sentence is built that nobody reads. What a
+submission may be in each phase of the game (on a whole `GameState`) is
+`engine.phase_rules`.
 
 Every function that changes the position either raises `IllegalMove` before
 changing anything, or applies the whole change. With `trusted=True` it skips its
@@ -24,6 +25,7 @@ from engine.errors import IllegalMove
 from engine.events import Log
 from engine.moves import Alliance, Expand, Place, Politics
 from engine.position import Area, Position, alliance_key, founding_points
+from engine.reasons import Reason
 
 CASTLE_DISTANCE = 7  # RULES 2.3: at least 6 cells between, i.e. Manhattan distance ≥ 7
 FOREST_FEE = 5
@@ -35,28 +37,28 @@ def at(cell: Cell) -> str:
     return format_cell(cell)
 
 
-def describe(pos: Position, cell: Cell) -> str:
-    """`the red knight at F7`: how messages name a piece."""
-    kind, colour = pos.piece_at(cell) or ("cell", "empty")
-    return f"the {colour} {kind} at {at(cell)}"
+def taken(pos: Position, cell: Cell) -> Reason:
+    """A cell taken by a piece (there is one at `cell`)."""
+    kind, owner = pos.piece_at(cell) or ("knight", "")
+    return Reason(f"taken_by_{kind}", cell=at(cell), owner=owner)
 
 
-Refusal = Callable[[], str]
-"""The sentence of a refusal, worded when called. The `legal_*` lists and the computer
+Refusal = Callable[[], Reason]
+"""The reason of a refusal, made when called. The `legal_*` lists and the computer
 players test thousands of candidates and read none of the sentences, so the checks they
 use (`*_refusal`) return one of these; `*_problem` words it at once."""
 
 
-def words(refusal: Refusal | None) -> str | None:
+def words(refusal: Refusal | None) -> Reason | None:
     return None if refusal is None else refusal()
 
 
-def problem_of(check: Callable[[], object]) -> str | None:
+def problem_of(check: Callable[[], object]) -> Reason | None:
     """The reason a `check_*` call raises, or None: a `*_problem` made of a check."""
     try:
         check()
     except IllegalMove as exc:
-        return str(exc)
+        return exc.reason
     return None
 
 
@@ -65,28 +67,26 @@ def problem_of(check: Callable[[], object]) -> str | None:
 
 def placement_problem(
     pos: Position, colour: str, move: Place, distance: int | None = None
-) -> str | None:
+) -> Reason | None:
     """Why `move` may not place a castle and knight of `colour`, or None. `distance`
     is `castle_distance(pos, colour)`, when the caller has it already."""
     castle, knight = move.castle, move.knight
     for cell, what in ((castle, "castle"), (knight, "knight")):
         if not pos.board.on_board(cell):
-            return f"{format_cell(cell)} is not on the board"
+            return Reason("not_on_board", cell=at(cell))
         if pos.board.terrain(cell) != PLAIN:
-            return f"the {what} must stand on a plain cell, and {format_cell(cell)} is not one"
+            return Reason(f"{what}_not_on_plain", cell=at(cell))
         if pos.piece_at(cell):
-            return f"{format_cell(cell)} is taken by {describe(pos, cell)}"
+            return taken(pos, cell)
     if abs(castle[0] - knight[0]) + abs(castle[1] - knight[1]) != 1:
-        return f"the knight at {format_cell(knight)} must be next to its castle"
+        return Reason("knight_away_from_castle", cell=at(knight))
     nearest = _nearest(_own_castles(pos, colour), castle)
     if nearest is None or _distance(nearest, castle) >= CASTLE_DISTANCE:
         return None  # far enough, whatever `castle_distance` allows (never more)
     need = castle_distance(pos, colour) if distance is None else distance
     if _distance(nearest, castle) < need:
-        return (
-            f"{format_cell(castle)} is too close to the {colour} castle at "
-            f"{format_cell(nearest)}: same-colour castles need {need - 1} cells "
-            "between them"
+        return Reason(
+            "castle_too_close", cell=at(castle), colour=colour, castle=at(nearest), between=need - 1
         )
     return None
 
@@ -213,18 +213,22 @@ def check_payment(pos: Position, colour: str, amount: int, treasure: Sequence[in
     held = player.treasure()
     for value in treasure:
         if held.count(value) < list(treasure).count(value):
-            raise IllegalMove(f"{colour} holds no Treasure card worth {value}")
+            raise IllegalMove(Reason("no_treasure_card", colour=colour, value=value))
     if treasure and amount == 0:
-        raise IllegalMove("there is nothing to pay, so no Treasure card is needed")
+        raise IllegalMove(Reason("nothing_to_pay"))
     if treasure and sum(treasure) - min(treasure) >= amount:
-        raise IllegalMove(f"fewer Treasure cards already pay the {amount} ducats due")
+        raise IllegalMove(Reason("treasure_to_spare", amount=amount))
     ducats = max(0, amount - sum(treasure))
     if ducats > player.ducats:
-        raise IllegalMove(f"{colour} has {player.ducats} ducats, {ducats} are needed")
+        raise IllegalMove(
+            Reason("too_few_ducats", colour=colour, ducats=player.ducats, needed=ducats)
+        )
     return ducats
 
 
-def payment_problem(pos: Position, colour: str, amount: int, treasure: Sequence[int]) -> str | None:
+def payment_problem(
+    pos: Position, colour: str, amount: int, treasure: Sequence[int]
+) -> Reason | None:
     return problem_of(lambda: check_payment(pos, colour, amount, treasure))
 
 
@@ -303,21 +307,21 @@ def clear_inner_walls(pos: Position, region: Area) -> None:
 # --- walls (RULES 5.1) -----------------------------------------------------------
 
 
-def wall_problem(pos: Position, colour: str, edge: Edge) -> str | None:
+def wall_problem(pos: Position, colour: str, edge: Edge) -> Reason | None:
     """Why `colour` may not place a wall on `edge` now, or None if it may."""
     a, b = edge
     if not (pos.board.on_board(a) and pos.board.on_board(b)):
-        return f"{at(a)}/{at(b)} is not on the board"
+        return Reason("wall_not_on_board", one=at(a), other=at(b))
     if edge in pos.walls:
-        return f"there is already a wall between {at(a)} and {at(b)}"
+        return Reason("wall_already_there", one=at(a), other=at(b))
     if pos.wall_supply <= 0:
-        return "the wall supply is empty"
+        return Reason("wall_supply_empty")
     if len(pos.regions(colour)) >= MAX_REGIONS_FOR_WALLS:
-        return f"{colour} owns {MAX_REGIONS_FOR_WALLS} regions and may place no more walls"
+        return Reason("wall_region_limit", colour=colour, regions=MAX_REGIONS_FOR_WALLS)
     return edge_problem(pos, edge)
 
 
-def edge_problem(pos: Position, edge: Edge) -> str | None:
+def edge_problem(pos: Position, edge: Edge) -> Reason | None:
     """The checks of RULES 5.1 that depend on the edge alone (not on the supply or on
     the player's regions, which are the same for every edge)."""
     return words(edge_refusal(pos, edge))
@@ -327,12 +331,12 @@ def edge_refusal(pos: Position, edge: Edge) -> Refusal | None:
     a, b = edge
     for one, other in ((a, b), (b, a)):
         if one in pos.knights and (piece := pos.piece_at(other)) and piece[1] == pos.knights[one]:
-            return lambda: (
-                f"a wall may not separate {describe(pos, one)} from {describe(pos, other)}"
-            )
+            code = f"wall_separates_knight{'s' if piece[0] == 'knight' else '_and_castle'}"
+            return lambda: Reason(code, colour=piece[1], one=at(one), other=at(other))
     area = pos.area_at(a)
     if area.is_region and b in area.cells:
-        return lambda: f"{at(a)}/{at(b)} lies inside the {pos.owner(area)} region"
+        owner = pos.castles[area.castle]
+        return lambda: Reason("wall_inside_region", one=at(a), other=at(b), owner=owner)
     return None
 
 
@@ -385,28 +389,26 @@ def has_knight_cell(pos: Position, colour: str) -> bool:
 # --- knights (RULES 5.2) ---------------------------------------------------------
 
 
-def knight_problem(pos: Position, colour: str, cell: Cell) -> str | None:
+def knight_problem(pos: Position, colour: str, cell: Cell) -> Reason | None:
     return words(knight_refusal(pos, colour, cell))
 
 
 def knight_refusal(pos: Position, colour: str, cell: Cell) -> Refusal | None:
     if not pos.board.on_board(cell):
-        return lambda: f"{at(cell)} is not on the board"
+        return lambda: Reason("not_on_board", cell=at(cell))
     if pos.knight_supply.get(colour, 0) <= 0:
-        return lambda: f"{colour} has no knight left in supply"
+        return lambda: Reason("no_knight_in_supply", colour=colour)
     if cell in pos.castles or cell in pos.knights:
-        return lambda: f"{at(cell)} is taken by {describe(pos, cell)}"
+        return lambda: taken(pos, cell)
     terrain = pos.board.terrain(cell)
     if terrain not in (PLAIN, FOREST):
-        kind = "hill" if terrain == HILL else "town"
-        return lambda: f"a knight may not stand on a {kind} ({at(cell)})"
+        code = "knight_on_hill" if terrain == HILL else "knight_on_town"
+        return lambda: Reason(code, cell=at(cell))
     for n, edge in pos.links(cell):
         piece = pos.piece_at(n)
         if piece and piece[1] == colour and edge not in pos.walls:
             return None
-    return lambda: (
-        f"{at(cell)} is not next to a {colour} knight or castle without a wall between them"
-    )
+    return lambda: Reason("knight_not_linked", cell=at(cell), colour=colour)
 
 
 def knight_fee(pos: Position, cell: Cell) -> int:
@@ -458,7 +460,7 @@ def expanding_region(pos: Position, colour: str, castle: Cell | None, first: Cel
     if castle is not None:
         region = pos.region_of_castle(castle) if pos.board.on_board(castle) else None
         if region is None or pos.castles.get(castle) != colour:
-            raise IllegalMove(f"{colour} has no region with its castle at {at(castle)}")
+            raise IllegalMove(Reason("no_own_region_at", colour=colour, castle=at(castle)))
         return region
     near = (
         [r for r in pos.regions(colour) if any(n in r.cells for n, _ in pos.links(first))]
@@ -466,44 +468,47 @@ def expanding_region(pos: Position, colour: str, castle: Cell | None, first: Cel
         else []
     )
     if not near:
-        raise IllegalMove(f"{at(first)} does not border any {colour} region")
+        raise IllegalMove(Reason("borders_no_region", cell=at(first), colour=colour))
     if len(near) > 1:
-        names = " and ".join(at(r.castle) for r in near)
         raise IllegalMove(
-            f"{at(first)} borders several {colour} regions (castles {names}): "
-            "say which, e.g. 'from " + at(near[0].castle) + "'"
+            Reason(
+                "borders_several_regions",
+                cell=at(first),
+                colour=colour,
+                castles=[at(r.castle) for r in near],
+                castle=at(near[0].castle),
+            )
         )
     return near[0]
 
 
 def take_problem(
     pos: Position, colour: str, castle: Cell, grown: set[Cell], cell: Cell
-) -> str | None:
+) -> Reason | None:
     """Why the region (grown so far) may not take `cell`, or None (RULES 5.3)."""
     if not pos.board.on_board(cell):
-        return f"{at(cell)} is not on the board"
+        return Reason("not_on_board", cell=at(cell))
     if cell in grown:
-        return f"{at(cell)} is already in the region"
+        return Reason("already_in_region", cell=at(cell))
     if not any(n in grown for n, _ in pos.links(cell)):
-        return f"{at(cell)} is not next to the region"
+        return Reason("not_next_to_region", cell=at(cell))
     if cell in pos.castles:
-        return f"{at(cell)} holds {describe(pos, cell)}, and a region holds one castle only"
-    if pos.knights.get(cell, colour) != colour:
-        return f"{at(cell)} holds {describe(pos, cell)}"
+        return Reason("region_holds_castle", cell=at(cell), owner=pos.castles[cell])
+    if (knight := pos.knights.get(cell, colour)) != colour:
+        return Reason("cell_holds_knight", cell=at(cell), owner=knight)
     area = pos.area_at(cell)
     if not area.is_region:
         return None
-    owner = pos.owner(area)
+    owner = pos.castles[area.castle]
     if owner == colour:
-        return f"{at(cell)} is in another {colour} region"
+        return Reason("own_other_region", cell=at(cell), colour=colour)
     if pos.allied(castle, area.castle):
-        return f"the region is allied with the {owner} region at {at(area.castle)}"
+        return Reason("allied_region", owner=owner, castle=at(area.castle))
     mine = sum(1 for c in grown if pos.knights.get(c) == colour)
     theirs = sum(1 for c in area.cells - grown if pos.knights.get(c) == owner)
     if theirs >= mine:
-        return (
-            f"the {owner} region at {at(area.castle)} has strength {theirs}, "
-            f"not less than this region's {mine}"
+        return Reason(
+            "stronger_region", owner=owner, castle=at(area.castle), theirs=theirs, mine=mine
         )
     return None
 
@@ -519,7 +524,7 @@ def check_expansion(
     pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell]
 ) -> tuple[Area, set[Cell]]:
     if not 1 <= len(cells) <= 2:
-        raise IllegalMove("an expansion takes 1 or 2 cells")
+        raise IllegalMove(Reason("expansion_size"))
     region = expanding_region(pos, colour, castle, cells[0])
     grown = set(region.cells)
     for cell in cells:
@@ -529,16 +534,14 @@ def check_expansion(
         grown.add(cell)
     inside, border = border_walls(pos, grown)
     if len(border) > pos.wall_supply + len(inside):
-        raise IllegalMove(
-            f"enclosing the grown region needs {len(border) - len(inside)} more "
-            f"walls than the {pos.wall_supply} in supply"
-        )
+        needed = len(border) - len(inside)
+        raise IllegalMove(Reason("walls_to_enclose", needed=needed, supply=pos.wall_supply))
     return region, grown
 
 
 def expansion_problem(
     pos: Position, colour: str, castle: Cell | None, cells: Sequence[Cell]
-) -> str | None:
+) -> Reason | None:
     return problem_of(lambda: check_expansion(pos, colour, castle, cells))
 
 
@@ -636,7 +639,7 @@ def score_loss(pos: Position, victim: Area, taken: set[Cell], log: Log) -> None:
 def own_region(pos: Position, colour: str, castle: Cell) -> Area:
     region = pos.region_of_castle(castle) if pos.board.on_board(castle) else None
     if region is None or pos.castles.get(castle) != colour:
-        raise IllegalMove(f"{colour} has no region with its castle at {at(castle)}")
+        raise IllegalMove(Reason("no_own_region_at", colour=colour, castle=at(castle)))
     return region
 
 
@@ -644,20 +647,20 @@ def rival_region(pos: Position, colour: str, castle: Cell) -> Area:
     region = pos.region_of_castle(castle) if pos.board.on_board(castle) else None
     owner = pos.castles.get(castle)
     if region is None or owner is None:
-        raise IllegalMove(f"there is no region with its castle at {at(castle)}")
+        raise IllegalMove(Reason("no_region_at", castle=at(castle)))
     if owner == colour:
-        raise IllegalMove(f"the region at {at(castle)} is {colour}'s own")
+        raise IllegalMove(Reason("region_is_own", castle=at(castle), colour=colour))
     if not pos.is_player(owner):
-        raise IllegalMove(f"the region at {at(castle)} is neutral, not another player's")
+        raise IllegalMove(Reason("region_is_neutral", castle=at(castle)))
     return region
 
 
 def check_alliance(pos: Position, colour: str, own: Cell, other: Cell) -> None:
     mine, theirs = own_region(pos, colour, own), rival_region(pos, colour, other)
     if not pos.borders(mine, theirs):
-        raise IllegalMove(f"the regions at {at(own)} and {at(other)} share no wall")
+        raise IllegalMove(Reason("no_shared_wall", own=at(own), other=at(other)))
     if pos.allied(own, other):
-        raise IllegalMove(f"the regions at {at(own)} and {at(other)} are already allied")
+        raise IllegalMove(Reason("already_allied", own=at(own), other=at(other)))
 
 
 def make_alliance(
@@ -670,12 +673,12 @@ def make_alliance(
     log.append({"kind": "alliance", "player": colour, "castles": [list(own), list(other)]})
 
 
-def alliance_end_problem(pos: Position, colour: str, own: Cell, other: Cell) -> str | None:
+def alliance_end_problem(pos: Position, colour: str, own: Cell, other: Cell) -> Reason | None:
     """Why `colour` may not end the alliance of `own` and `other` (the fee aside)."""
     if alliance_key(own, other) not in pos.alliances:
-        return f"the regions at {at(own)} and {at(other)} are not allied"
+        return Reason("not_allied", own=at(own), other=at(other))
     if colour not in (pos.castles[own], pos.castles[other]):
-        return f"{colour} is not a party to the alliance of {at(own)} and {at(other)}"
+        return Reason("not_a_party", colour=colour, own=at(own), other=at(other))
     return None
 
 
@@ -734,21 +737,20 @@ def check_renegade_removal(pos: Position, colour: str, remove: Cell) -> Area:
     """RULES 7.2: the knight `colour` may remove, and the region it stands in."""
     owner = pos.knights.get(remove) if pos.board.on_board(remove) else None
     if owner is None:
-        raise IllegalMove(f"there is no knight at {at(remove)}")
+        raise IllegalMove(Reason("no_knight_at", cell=at(remove)))
     if owner == colour:
-        raise IllegalMove(f"the knight at {at(remove)} is {colour}'s own")
+        raise IllegalMove(Reason("knight_is_own", cell=at(remove), colour=colour))
     if not pos.is_player(owner):
-        raise IllegalMove(f"the knight at {at(remove)} is neutral, not another player's")
+        raise IllegalMove(Reason("knight_is_neutral", cell=at(remove)))
     region = pos.area_at(remove)
     if pos.owner(region) != owner:
-        raise IllegalMove(f"{describe(pos, remove)} does not stand in a {owner} region")
+        raise IllegalMove(Reason("knight_outside_region", cell=at(remove), owner=owner))
     if not any(pos.borders(region, mine) for mine in pos.regions(colour)):
-        raise IllegalMove(f"the {owner} region at {at(region.castle)} borders no {colour} region")
-    if is_only_link(pos, remove):
         raise IllegalMove(
-            f"{describe(pos, remove)} is the only link between other {owner} "
-            "pieces, so it may not be removed"
+            Reason("region_borders_none", owner=owner, castle=at(region.castle), colour=colour)
         )
+    if is_only_link(pos, remove):
+        raise IllegalMove(Reason("only_link", cell=at(remove), owner=owner))
     return region
 
 
@@ -766,8 +768,13 @@ def check_renegade(
     target = scratch.area_at(place)
     if scratch.owner(target) != colour or not scratch.borders(target, victim):
         raise IllegalMove(
-            f"{at(place)} is not in a {colour} region bordering the "
-            f"{owner} region at {at(victim.castle)}"
+            Reason(
+                "renegade_not_bordering",
+                cell=at(place),
+                colour=colour,
+                owner=owner,
+                castle=at(victim.castle),
+            )
         )
     fees = knight_fee(pos, remove) + knight_fee(pos, place)
     check_payment(pos, colour, fees, treasure)
@@ -808,7 +815,7 @@ def check_politics(pos: Position, colour: str, play: Politics) -> None:
         check_renegade(pos, colour, play.remove, play.place, play.treasure)
 
 
-def politics_problem(pos: Position, colour: str, play: Politics) -> str | None:
+def politics_problem(pos: Position, colour: str, play: Politics) -> Reason | None:
     return problem_of(lambda: check_politics(pos, colour, play))
 
 

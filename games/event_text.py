@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from engine.reasons import sentence
 from games.words import (
     CARD_NAMES,
     action_text,
@@ -106,7 +107,7 @@ def _decision(e: Event, who: _Who) -> str:
 def _politics_returned(e: Event, who: _Who) -> str:
     return (
         f"{who()}'s {str(e['card']).title()} card cannot be played and goes back to "
-        f"their hand: {e['reason']}."
+        f"their hand: {reason_text(e['reason'])}."
     )
 
 
@@ -263,10 +264,18 @@ def _duration(seconds: int) -> str:
     return " and ".join(parts) or plural(minutes, "minute")
 
 
+def reason_text(reason: Any) -> str:
+    """A stored refusal's reason in words: a code and its values (engine.reasons), or, in
+    an event stored before reasons were codes, the English sentence as it was written."""
+    if isinstance(reason, dict):
+        return sentence(str(reason["code"]), reason.get("values") or {})
+    return str(reason)
+
+
 def _refused(e: Event, who: _Who) -> str:
     return (
         f"{who.addressee(possessive=True)} submission '{e['move']}' could not be "
-        f"applied: {e['reason']}."
+        f"applied: {reason_text(e['reason'])}."
     )
 
 

@@ -541,8 +541,10 @@ class OutgoingEmail(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     next_attempt_at = models.DateTimeField(null=True, blank=True)
     last_error = models.TextField(blank=True)
-    # What a COALESCING email says in one line, for the email it rides in.
-    summary = models.TextField(blank=True)
+    # What the email says in one line, for the email it rides in (a COALESCING one) and
+    # the digest: a code and its values, {"code": ..., "values": {...}}, worded when read
+    # (games.mail.compose.summary_line); {} for none. A string: a line stored before.
+    summary = models.JSONField(default=dict, blank=True)
     # The newest message (Message.pk) this email tells the person: the next email of the
     # game tells those after it (games.chat.unread_by_email).
     messages_upto = models.PositiveIntegerField(null=True, blank=True)

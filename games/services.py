@@ -34,6 +34,7 @@ from engine.events import Event
 from engine.moves import EndAlliance, Submission
 from engine.notation import format_move
 from engine.position import COLOURS
+from engine.reasons import ReasonJson
 from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
 from games.models import Event as EventRow
@@ -534,7 +535,7 @@ class Refused(TypedDict):
     kind: Literal["refused"]
     to: str
     move: str
-    reason: str
+    reason: ReasonJson  # a code and its values: worded when read (games.event_text)
     turn: int
 
 
@@ -546,7 +547,7 @@ def _refused(item: PendingSubmission, exc: IllegalMove, turn: int) -> Refused:
         "kind": "refused",
         "to": item.seat.colour,
         "move": item.text,
-        "reason": str(exc),
+        "reason": exc.reason.as_json(),
         "turn": turn,
     }
 

@@ -7,6 +7,7 @@ import pytest
 from engine.board import Board
 from engine.errors import IllegalMove
 from engine.position import Player, Position
+from engine.reasons import sentence
 from tests.engine_helpers import Play, game
 
 #  A B C | D E F      red castle A2, knight B2;  ochre castle F2, knights E1 and E2.
@@ -45,7 +46,9 @@ def test_rules_7_sealed_cards_take_effect_at_the_reveal_in_seat_order():
     # RULES 7: ochre's card came second and could no longer be played: back to hand.
     assert sorted(play.state.pos.players["ochre"].hand) == ["alliance", "renegade"]
     returned = next(e for e in play.events if e["kind"] == "politics_returned")
-    assert returned["player"] == "ochre" and "already allied" in returned["reason"]
+    reason = returned["reason"]
+    assert returned["player"] == "ochre" and reason["code"] == "already_allied"
+    assert "already allied" in sentence(reason["code"], reason["values"])
     assert play.state.discard == ["alliance"]
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import zoneinfo
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -69,7 +69,7 @@ def your_turn(
     seat: Seat,
     *,
     since: int | None = None,
-    confirmations: Sequence[str] = (),
+    confirmations: Sequence[StoredSummary] = (),
     shown: Presentation | None = None,
     newest_message: int | None = None,
     links: tokens.Links | None = None,
@@ -86,7 +86,7 @@ def your_turn(
     links = links or tokens.links(game, [seat])[seat.pk]
     context = {
         **_ask_context(game, seat, since, shown, links.magic_path),
-        "confirmations": list(confirmations),
+        "confirmations": [summary_line(c) for c in confirmations],
     }
     return _send(
         "your_turn",
@@ -97,7 +97,7 @@ def your_turn(
         reply_to=links.reply_to,
         phase=game.phase_number,
         newest_message=newest_message,
-        summary=f"Your move: {context['phase_label']}, turn {context['v']['turn']}",
+        summary=summary("your_turn", phase=_phase_of(context["v"]), turn=context["v"]["turn"]),
     )
 
 
@@ -108,7 +108,7 @@ def results(
     *,
     since: int | None = None,
     upto: int | None = None,
-    confirmations: Sequence[str] = (),
+    confirmations: Sequence[StoredSummary] = (),
     hold_until: datetime | None = None,
     reply_to: str = "",
     shown: Presentation | None = None,
@@ -121,7 +121,7 @@ def results(
         return None
     if _never_sent("results", seat.user, hold_until):
         return _owed(
-            "results", game, seat, phase_number, hold_until, f"What happened (turn {game.turn})"
+            "results", game, seat, phase_number, hold_until, summary("results", turn=game.turn)
         )
     shown = shown or present(game, seat)
     v, names = shown.view, shown.names
@@ -134,7 +134,7 @@ def results(
         **_game_context(game, seat.user),
         "v": v,
         "events": events,
-        "confirmations": list(confirmations),
+        "confirmations": [summary_line(c) for c in confirmations],
         "scores": scores(v, names),
         "phase_sentence": shown.phase_sentence(),
         "deadline": deadline_text(game, seat.user),
@@ -150,19 +150,22 @@ def results(
         reply_to=reply_to or ("" if hold_until else _talk_address(game, seat)),
         seat=seat,
         newest_message=newest_message,
-        summary=f"What happened (turn {v['turn']})",
+        summary=summary("results", turn=v["turn"]),
     )
 
 
 def messages(
-    game: Game, seat: Seat, *, confirmations: Sequence[str] = (), reply_to: str = ""
+    game: Game, seat: Seat, *, confirmations: Sequence[StoredSummary] = (), reply_to: str = ""
 ) -> OutgoingEmail | None:
     """The table's messages since the reader's last email of the game, on their own (the
     owed ones, once due, or each at once for a person who chose that): games.mail.notify.
     None when nothing is left to tell."""
     if not can_mail(seat.user, "messages"):
         return None
-    context = {**_game_context(game, seat.user), "confirmations": list(confirmations)}
+    context = {
+        **_game_context(game, seat.user),
+        "confirmations": [summary_line(c) for c in confirmations],
+    }
     return _send(
         "messages",
         seat.user,
@@ -171,7 +174,7 @@ def messages(
         seat=seat,
         require_messages=True,
         reply_to=reply_to or _talk_address(game, seat),
-        summary="Messages",
+        summary=summary("messages"),
     )
 
 
@@ -180,7 +183,7 @@ def message_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail 
     is, folded into their next email of the game, or replaced by `messages` once due."""
     if not can_mail(seat.user, "message_owed"):
         return None
-    return _owed("message_owed", game, seat, None, hold_until, "New messages at the table")
+    return _owed("message_owed", game, seat, None, hold_until, summary("message_owed"))
 
 
 def _talk_address(game: Game, seat: Seat) -> str:
@@ -242,7 +245,7 @@ def game_over(
     seat: Seat,
     *,
     since: int | None = None,
-    confirmations: Sequence[str] = (),
+    confirmations: Sequence[StoredSummary] = (),
     shown: Presentation | None = None,
     newest_message: int | None = None,
 ) -> OutgoingEmail | None:
@@ -262,7 +265,7 @@ def game_over(
         **_game_context(game, seat.user),
         "v": v,
         "events": events,
-        "confirmations": list(confirmations),
+        "confirmations": [summary_line(c) for c in confirmations],
         "scores": scores(v, names, ranked=True),
         "winners": [name_of(c, names) for c in v["winners"]],
         "won": seat.colour in v["winners"],
@@ -277,7 +280,7 @@ def game_over(
         seat=seat,
         phase=game.phase_number,
         newest_message=newest_message,
-        summary="The game is over",
+        summary=summary("game_over"),
     )
 
 
@@ -328,8 +331,7 @@ def move_reply(
         reply_to=tokens.reply_address(seat, game.phase_number) if may_reply else "",
         phase=game.phase_number,
         hold_until=hold,
-        summary=f"Your move by email was {'accepted' if accepted else 'refused'}: "
-        f"{'; '.join(commands)}.",
+        summary=summary(kind, commands=commands),
     )
 
 
@@ -356,7 +358,7 @@ def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
     zone = time_zone_of(user)
     items = [
         {
-            "subject": f"{e.subject}: {e.summary}" if e.summary else e.subject,
+            "subject": f"{e.subject}: {line}" if (line := summary_line(e.summary)) else e.subject,
             # A digest is read, not answered: no "reply above this line" in its items.
             "text": e.text.split(SIGNATURE)[0].strip().removeprefix(REPLY_MARKER).strip(),
             "when": dateformat.format(timezone.localtime(e.created_at, zone), "D j M, H:i"),
@@ -516,7 +518,7 @@ def _send(
     phase: int | None = None,
     header_phase: int | None = None,
     hold_until: datetime | None = None,
-    summary: str = "",
+    summary: Summary | None = None,
     seat: Seat | None = None,
     require_messages: bool = False,
     newest_message: int | None = None,
@@ -531,7 +533,7 @@ def _send(
     talk, upto = _messages_context(kind, seat, hold_until, newest_message)
     if require_messages and not talk["messages"]:
         return None
-    context = {**context, **talk, **_footer(kind, user, game), "summary": summary}
+    context = {**context, **talk, **_footer(kind, user, game)}
     subject, text, html = render(kinds.template(kind), context)
     shown_phase = phase if phase is not None else header_phase
     if game is not None and shown_phase is not None:
@@ -550,7 +552,7 @@ def _send(
         headers=headers,
         phase_number=phase,
         hold_until=hold_until,
-        summary=summary,
+        summary=summary or {},
         messages_upto=upto,
     )
 
@@ -561,23 +563,24 @@ def _owed(
     seat: Seat,
     phase_number: int | None,
     hold_until: datetime | None,
-    summary: str,
+    owes: Summary,
 ) -> OutgoingEmail | None:
     """A held row of owed news that is never sent as it is (`_never_sent`): nothing is
     rendered for it (issue 11: notifying a phase costs what its emails that go cost); its
-    summary says what it owes, for whoever reads the outbox."""
+    summary says what it owes (`owes`), for whoever reads the outbox."""
     user = seat.user
+    line = summary_line(owes)
     return outbox.queue(
         kind,
         user.email if user else "",
-        f"{summary}: {game.name}",
-        f"{summary}: told in the next email of the game.\n",
+        f"{line}: {game.name}",
+        f"{line}: told in the next email of the game.\n",
         "",
         user=user,
         game=game,
         phase_number=phase_number,
         hold_until=hold_until,
-        summary=summary,
+        summary=owes,
     )
 
 
@@ -960,15 +963,15 @@ def deadline_extended(
         replaced = _replace_unsent_extensions(seat, game)
         shown = present(game, seat)
         changes = [
-            *(e.summary for e in replaced),
-            extension_sentence(extension, seat, shown.names, by),
+            *(change for e in replaced for change in _changes_of(e.summary)),
+            extension_values(extension, seat, shown.names, by),
         ]
         awaited = seat.pk in unanswered and seat.plays_in_person
         held = outbox.status_for(user, EXTENDED) == outbox.Status.HELD
         ask = awaited and not held  # a digest is read, not answered
         context = {
             **(_ask_context(game, seat) if ask else _game_context(game, user)),
-            "changes": changes,
+            "changes": [_change_line(change) for change in changes],
             "deadline": deadline_text(game, user),
             "awaited": awaited,
             "ask": ask,
@@ -982,7 +985,7 @@ def deadline_extended(
             reply_to=tokens.reply_address(seat, game.phase_number) if ask else "",
             phase=game.phase_number,
             headers={DEADLINE_HEADER: deadline},
-            summary=" ".join(changes),
+            summary=summary(EXTENDED, changes=changes),
         )
         if email is not None:
             queued.append(email)
@@ -991,18 +994,96 @@ def deadline_extended(
 
 def extension_sentence(extension: dict[str, Any], seat: Seat, names: Names, by: User | None) -> str:
     """Who extended the deadline, to the reader of the seat ("You" if it was them)."""
+    return _change_line(extension_values(extension, seat, names, by))
+
+
+def extension_values(
+    extension: dict[str, Any], seat: Seat, names: Names, by: User | None
+) -> dict[str, Any]:
+    """What `_change_line` words of an extension, for the reader of the seat: who
+    extended it (by their name as it is now), no words."""
     if extension.get("reason") == "creator":
-        hours = plural(int(extension["hours"]), "hour")
-        if by is not None and by.pk == seat.user_id:
-            return f"You extended the deadline by {hours}."
         player = extension.get("player")  # the creator's colour, if they hold a seat
-        who = name_of(player, names) if player else display_name(by)
+        return {
+            "reason": "creator",
+            "hours": int(extension["hours"]),
+            "you": by is not None and by.pk == seat.user_id,
+            "who": name_of(player, names) if player else display_name(by),
+        }
+    away = [str(c) for c in extension.get("players") or []]
+    return {
+        "reason": "away",
+        "away": away,
+        "names": {c: name_of(c, names) for c in away},
+        "reader": seat.colour,
+    }
+
+
+def _change_line(change: dict[str, Any] | str) -> str:
+    """An extension of the deadline (`extension_values`) in words; a string is a line
+    stored before summaries were codes, shown as it is."""
+    if isinstance(change, str):
+        return change
+    if change["reason"] == "creator":
+        hours = plural(int(change["hours"]), "hour")
+        if change["you"]:
+            return f"You extended the deadline by {hours}."
+        who = change["who"]
         creator = f"{who}, the game's creator," if who else "The game's creator"
         return f"{creator} extended the deadline by {hours}."
-    away = [str(c) for c in extension.get("players") or []]
-    who = names_list(away, {**names, seat.colour: "you"})
-    verb = "is" if len(away) == 1 and away[0] != seat.colour else "are"
+    away, reader = change["away"], change["reader"]
+    who = names_list(away, {**change["names"], reader: "you"})
+    verb = "is" if len(away) == 1 and away[0] != reader else "are"
     return f"The deadline was extended while {who} {verb} away."
+
+
+def _changes_of(stored: StoredSummary) -> list[dict[str, Any] | str]:
+    """The extensions an extension email's summary tells (a line stored before summaries
+    were codes: that line)."""
+    if isinstance(stored, str):
+        return [stored] if stored else []
+    return list(stored.get("values", {}).get("changes", []))
+
+
+# --- what an email says in one line (OutgoingEmail.summary) ------------------------------------
+#
+# Stored as a code and its values, worded when read: in the digest's items, in the
+# confirmations a later email carries, in the extension email that replaces another.
+
+Summary = dict[str, Any]  # {"code": ..., "values": {...}}
+StoredSummary = Summary | str  # a string: a line stored before summaries were codes
+
+
+def summary(code: str, **values: Any) -> Summary:
+    """An email's summary: one of `SUMMARY_LINES`' codes, with its values."""
+    assert code in SUMMARY_LINES, code
+    return {"code": code, "values": values}
+
+
+def summary_line(stored: StoredSummary | None) -> str:
+    """A stored summary in words ("" for none); a string is shown as it was stored."""
+    if not stored:
+        return ""
+    if isinstance(stored, str):
+        return stored
+    return SUMMARY_LINES[stored["code"]](stored.get("values") or {})
+
+
+def _phase_of(v: View) -> dict[str, Any]:
+    """What `phase_label` reads of the view's phase."""
+    return {"kind": v["phase"].get("kind"), "action": v["phase"].get("action")}
+
+
+SUMMARY_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "your_turn": lambda v: f"Your move: {phase_label(v['phase'])}, turn {v['turn']}",
+    "results": lambda v: f"What happened (turn {v['turn']})",
+    "messages": lambda v: "Messages",
+    "message_owed": lambda v: "New messages at the table",
+    "game_over": lambda v: "The game is over",
+    "move_accepted": lambda v: f"Your move by email was accepted: {'; '.join(v['commands'])}.",
+    "move_refused": lambda v: f"Your move by email was refused: {'; '.join(v['commands'])}.",
+    EXTENDED: lambda v: " ".join(_change_line(change) for change in v["changes"]),
+}
 
 
 def _extension_told(seat: Seat, game: Game, deadline: str) -> bool:

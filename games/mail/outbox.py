@@ -220,7 +220,7 @@ def queue(
     headers: dict[str, str] | None = None,
     phase_number: int | None = None,
     hold_until: datetime | None = None,
-    summary: str = "",
+    summary: dict[str, Any] | None = None,
     messages_upto: int | None = None,
 ) -> OutgoingEmail | None:
     """Store an email and send it after the transaction commits; None if the person
@@ -248,7 +248,7 @@ def queue(
         status=status,
         headers={**standard_headers(kind, user), **(headers or {})},
         phase_number=phase_number,
-        summary=summary,
+        summary=summary or {},
         messages_upto=messages_upto,
         next_attempt_at=hold_until
         if status == Status.COALESCING

@@ -535,7 +535,7 @@ def test_held_results_go_alone_once_due_in_one_email_and_once(alice, bob):
     assert notify.flush_due(later) >= 1
     assert notify.flush_due(later) == 0  # idempotent: told already
     (alone,) = [e for e in sent_to(bob, "results") if e.status == Status.QUEUED]
-    assert alone.phase_number is None and "What happened" in alone.summary
+    assert alone.phase_number is None and "What happened" in compose.summary_line(alone.summary)
     assert all(fresh_email(e).status == Status.FOLDED for e in held)
     # what the held rows were about is in it: the news of every held phase
     shown = present(fresh(game), seat(game, bob))

@@ -241,7 +241,7 @@ def test_the_ask_for_a_move_holds_everything_needed_to_move(game, alice, bob, ch
         assert link.phase_number == game.phase_number
         assert f"{settings.SITE_URL}/m/" in email.text and f"{settings.SITE_URL}/m/" in email.html
         assert email.subject == "Löwenherz: Test game"  # one thread per game
-        assert email.summary == f"Your move: decision, turn {state.turn}"
+        assert compose.summary_line(email.summary) == f"Your move: decision, turn {state.turn}"
         assert email.status == OutgoingEmail.Status.QUEUED and email.to == user.email
 
 
