@@ -23,6 +23,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from engine.errors import IllegalMove
+from engine.reasons import Reason
 from games import chat, services
 from games.mail import compose
 from games.models import Event, Game, Message, OutgoingEmail, PendingSubmission, Seat
@@ -66,7 +67,7 @@ def plant(table: Table, word: str) -> None:
         return
     refused = services._refused(
         PendingSubmission(seat=table.seats["ochre"], text=word),
-        IllegalMove("that move no longer fits"),
+        IllegalMove(Reason("wall_supply_empty")),
         game.turn,
     )
     last = Event.objects.filter(game=game).order_by("-index").first()
