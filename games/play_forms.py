@@ -43,9 +43,9 @@ from engine.notation import (
     parse_cell,
     parse_edge,
 )
-from games.board_svg import WALL, default_kind
-from games.event_text import action_text, card_name
-from games.words import plural
+from games.show.board_svg import WALL, default_kind
+from games.show.event_text import action_text, card_name
+from games.show.words import plural
 
 View = Mapping[str, Any]  # the engine's view (engine.view.View), read by key
 CARD_NUMBERS = (1, 2, 3)
@@ -84,7 +84,7 @@ def cell_input(
 ) -> Any:
     """A text field the board's clicks fill (board.js): one cell, or several; the
     `default` field of a form receives clicks before any field is focused. `kind` says
-    which of the ask's targets are legal for it (games.board_svg.CELL_KINDS): board.js
+    which of the ask's targets are legal for it (games.show.board_svg.CELL_KINDS): board.js
     highlights those while the field is focused."""
     attrs = {
         "data-board-target": "cell",

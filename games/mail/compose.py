@@ -2,7 +2,7 @@
 outbox (games.mail.outbox) built from three templates in templates/emails/
 (<kind>-subject.txt, <kind>-body.txt, <kind>-body.html).
 
-What an email shows of a game comes from the reader's `games.presenter.Presentation`
+What an email shows of a game comes from the reader's `games.show.presenter.Presentation`
 (the engine's view for their colour, the events they may read): never from the state
 itself, so an email cannot hold another player's secrets.
 """
@@ -31,10 +31,10 @@ from games import chat, deadlines, limits, services, signals
 from games.links import absolute_url
 from games.mail import kinds, outbox, tokens
 from games.mail.replies import REPLY_MARKER, SIGNATURE
-from games.mail.textboard import board_text
 from games.models import PERSON, Event, Game, MessageEmails, OutgoingEmail, Seat
-from games.presenter import EventLine, Presentation, present
-from games.words import (
+from games.show.presenter import EventLine, Presentation, present
+from games.show.textboard import board_text
+from games.show.words import (
     action_text,
     card_name,
     card_text,

@@ -28,13 +28,13 @@ from django.utils.safestring import mark_safe
 from engine.notation import format_move
 from engine.serialize import move_from_json
 from engine.view import View
-from games.board_svg import render_board
 from games.models import Game, Seat
-from games.presenter import Presentation, present
+from games.show.board_svg import render_board
+from games.show.presenter import Presentation, present
+from games.show.words import card_text
 from games.views.archive import Step, game_steps, phase_events, pick_step, step_links, within
 from games.views.play import _players as power_track
 from games.visibility import visible_game
-from games.words import card_text
 
 EVENTS_PER_PAGE = 100
 

@@ -37,8 +37,8 @@ from games import services
 from games.context_processors import Live, my_games
 from games.forms import CreateGameForm, JoinForm
 from games.models import Game, PendingSubmission, Seat
+from games.show.words import name_of, sentence
 from games.visibility import remember_invite, visible_games
-from games.words import name_of, sentence
 
 FINISHED_SHOWN = 20  # the archive has the rest
 MY_GAMES_PAGE = 25  # my games shown per page (those waiting for me first), as the archive's

@@ -1,6 +1,6 @@
 """The game page, its JSON twin, and submitting a move.
 
-Everything shown comes from the viewer's `games.presenter.Presentation`: the engine's
+Everything shown comes from the viewer's `games.show.presenter.Presentation`: the engine's
 view for my colour (None for spectators), the events I may read, my own pending
 submission. The queries are a fixed handful, whatever the length of the game: the game,
 its seats with users and profiles, my pending submission, who has submitted, and the
@@ -26,9 +26,7 @@ from engine.moves import Decide, EndAlliance, Submission
 from engine.notation import MAX_MOVE_CHARS, parse_move
 from engine.view import View
 from games import chat, services
-from games.board_svg import render_board
 from games.forms import MessageForm
-from games.help import help_for
 from games.models import Game, Seat
 from games.play_forms import (
     FORMS,
@@ -39,10 +37,12 @@ from games.play_forms import (
     forms_for,
     own_alliances,
 )
-from games.presenter import Presentation, present
+from games.show.board_svg import render_board
+from games.show.help import help_for
+from games.show.presenter import Presentation, present
+from games.show.words import action_text, card_text
 from games.views.chat import draft_of
 from games.visibility import visible_game
-from games.words import action_text, card_text
 
 EVENTS_SHOWN = 50
 UNTIL = {"decision": "everyone has decided", "duel": "every bid is in"}

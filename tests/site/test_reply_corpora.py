@@ -32,8 +32,8 @@ from engine.setup import Settings
 from engine.view import View, view
 from games.mail import compose
 from games.mail.replies import REPLY_MARKER, Commands, commands, reply_text, strip_quoted
-from games.mail.textboard import board_text
-from games.words import card_text, phase_text
+from games.show.textboard import board_text
+from games.show.words import card_text, phase_text
 
 CORPORA = Path(__file__).parent / "mail_samples" / "corpora"
 STYLES: list[dict[str, Any]] = json.loads((CORPORA / "quote_styles.json").read_text("utf-8"))

@@ -40,7 +40,7 @@ from games.mail.replies import (
     strip_quoted,
 )
 from games.models import Game, OutgoingEmail, PendingSubmission, Seat
-from games.presenter import present
+from games.show.presenter import present
 from tests.site.conftest import make_user, three_player_game
 from tests.site.test_game_page import fresh, play_phases
 from tests.site.test_inbound import email, snapshot

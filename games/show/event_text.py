@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from games.words import (
+from games.show.words import (
     CARD_NAMES,
     action_text,
     card_name,
