@@ -188,7 +188,7 @@ def examples(v: View) -> list[str]:
         return []
     kind = ask.get("phase")
     if kind == "placement":
-        return ["place C3 D3"]
+        return _placement_examples(ask)
     if kind == "decision":
         return ["decide 2" if ask["cards"] == 1 else "decide 1, 3"]
     if kind == "negotiation":
@@ -206,6 +206,17 @@ def examples(v: View) -> list[str]:
         return _perform_examples(ask)
     if kind == "crown" and v.get("pile_cards"):
         return [f"take {v['pile_cards'][0]}"]
+    return []
+
+
+def _placement_examples(ask: Ask) -> list[str]:
+    """A legal placement: the first castle cell with a knight cell beside it (the ask's
+    knight cells are those beside a legal castle cell)."""
+    knights = [(int(k[0]), int(k[1])) for k in ask.get("knights") or []]
+    for x, y in ask.get("castles") or []:
+        beside = next((k for k in knights if abs(k[0] - x) + abs(k[1] - y) == 1), None)
+        if beside is not None:
+            return [f"place {cell((x, y))} {cell(beside)}"]
     return []
 
 

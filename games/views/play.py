@@ -40,6 +40,7 @@ from games.play_forms import (
 from games.show.board_svg import render_board
 from games.show.help import help_for
 from games.show.presenter import Presentation, present
+from games.show.view_text import asked, deadline_text, examples, hand
 from games.show.words import action_text, card_text
 from games.views.chat import draft_of
 from games.visibility import visible_game
@@ -86,7 +87,8 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         )
     if v is not None:
         kept = _kept_input(request, game) if seat is not None else None
-        context.update(_play_context(shown, v, kept))
+        reader = request.user if request.user.is_authenticated else None
+        context.update(_play_context(shown, v, kept), deadline=deadline_text(game, reader))
     context["chat"] = _chat_context(request, game, seat)
     return render(request, "games/game.html", context)
 
@@ -136,7 +138,10 @@ def _play_context(
         "help": help_for(v) if shown.seat is not None else [],
         "decisions": shown.decisions(),
         "neutral": sorted({c[2] for c in v["castles"]} - set(v["players"])),
-        "my": v["players"].get(v["viewer"] or ""),
+        "hand": hand(v) if v["viewer"] else None,
+        # What is asked and replies that would do: the sentences the emails say.
+        "asked": asked(v, shown.names),
+        "examples": examples(v),
         "pending": shown.my_pending(),
         "pending_until": UNTIL.get(v["phase"]["kind"], "the phase is resolved"),
         **_forms(shown.game, shown.seat, v, kept),
