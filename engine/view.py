@@ -78,7 +78,7 @@ class Ask(TypedDict):
 
     Every target listed (`castles`, `knights`, `expansions`, `expanding`, `edges`) is
     one the engine takes for its part of the move on its own (RULES 2.3, 5.1-5.3): a
-    page highlights each list for the field it fills (games.board_svg)."""
+    page highlights each list for the field it fills (games.show.board_svg)."""
 
     phase: str
     action: str | None

@@ -21,7 +21,7 @@ from django.contrib.auth.models import User
 from django.db import models
 
 from games.models import COLOUR_CHOICES, MESSAGE_CHARS, Game, Profile, Seat
-from games.words import clean_text
+from games.show.words import clean_text
 
 MAX_DEADLINE_HOURS = 720  # 30 days: longer and a game is as good as abandoned
 
@@ -65,7 +65,7 @@ def fields_only(*layout: Any) -> FormHelper:
 
 
 def cleaned_name(form: forms.BaseForm, field: str) -> str:
-    """A name others see in pages and email subjects: one plain line (games.words)."""
+    """A name others see in pages and email subjects: one plain line (games.show.words)."""
     name = clean_text(form.cleaned_data[field])
     if not name:
         raise forms.ValidationError("Write a name with letters or digits.")

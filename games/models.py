@@ -355,7 +355,7 @@ class Snapshot(models.Model):
 
 
 def readable_marks(colour: str | None) -> list[str]:
-    """The one rule for who reads which event (games.presenter applies it): the
+    """The one rule for who reads which event (games.show.presenter applies it): the
     `to_colour` marks a colour reads: events for everyone (""), and those for the
     colour's eyes alone; a spectator (None) only the former. (A finished game's archive
     reads all: `everything`.)"""

@@ -10,7 +10,7 @@ from the viewer's own view of the game.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from django import forms
 
@@ -43,9 +43,10 @@ from engine.notation import (
     parse_cell,
     parse_edge,
 )
-from games.board_svg import WALL, default_kind
-from games.event_text import action_text, card_name
-from games.words import plural
+from engine.view import View as EngineView
+from games.show.board_svg import WALL, default_kind
+from games.show.view_text import examples
+from games.show.words import action_text, card_name, plural
 
 View = Mapping[str, Any]  # the engine's view (engine.view.View), read by key
 CARD_NUMBERS = (1, 2, 3)
@@ -84,7 +85,7 @@ def cell_input(
 ) -> Any:
     """A text field the board's clicks fill (board.js): one cell, or several; the
     `default` field of a form receives clicks before any field is focused. `kind` says
-    which of the ask's targets are legal for it (games.board_svg.CELL_KINDS): board.js
+    which of the ask's targets are legal for it (games.show.board_svg.CELL_KINDS): board.js
     highlights those while the field is focused."""
     attrs = {
         "data-board-target": "cell",
@@ -480,24 +481,13 @@ class MoveTextForm(PlayForm):
         self.auto_id = "%s-text"  # the field's id is "move-text"
 
     def setup(self) -> None:
-        kinds = asked_kinds(self.view)
-        example = EXAMPLES.get(kinds[0] if kinds else "", "break alliance C3 H5")
+        # The first reply the emails suggest for this view; with nothing asked, what may
+        # still be typed: ending an alliance.
+        example = next(iter(examples(cast(EngineView, self.view))), "break alliance C3 H5")
         self.fields["move"].widget.attrs["placeholder"] = example
 
     def move_text(self) -> str:
         return self.cleaned_data["move"]
-
-
-EXAMPLES = {
-    "place": "place C3 D3",
-    "decide": "decide 2",
-    "offer": "offer 3",
-    "bid": "bid 5",
-    "walls": "walls F7/F8 G7/G8",
-    "swords": "knight F7, expand G7 G8",
-    "pile": "pile 1",
-    "take": "take alliance",
-}
 
 
 def _plural_cards(count: int) -> str:

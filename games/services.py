@@ -39,7 +39,7 @@ from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
 from games.models import Event as EventRow
 from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot
-from games.words import phase_label, phase_moved_on
+from games.show.words import phase_label, phase_moved_on
 
 logger = logging.getLogger(__name__)
 

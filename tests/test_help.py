@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.help import help_for
+from games.show.help import help_for
 
 
 def view(ask: dict[str, Any] | None, **more: Any) -> Any:

@@ -2,7 +2,7 @@
 outbox (games.mail.outbox) built from three templates in templates/emails/
 (<kind>-subject.txt, <kind>-body.txt, <kind>-body.html).
 
-What an email shows of a game comes from the reader's `games.presenter.Presentation`
+What an email shows of a game comes from the reader's `games.show.presenter.Presentation`
 (the engine's view for their colour, the events they may read): never from the state
 itself, so an email cannot hold another player's secrets.
 """
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import re
-import zoneinfo
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,39 +23,34 @@ from django.utils import dateformat, timezone
 from django.utils.timesince import timeuntil
 
 from engine.game import is_simultaneous
-from engine.notation import format_move
-from engine.serialize import move_from_json
-from engine.view import Ask, PhaseView, View
+from engine.view import View
 from games import chat, deadlines, limits, services, signals
 from games.links import absolute_url
 from games.mail import kinds, outbox, tokens
 from games.mail.replies import REPLY_MARKER, SIGNATURE
-from games.mail.textboard import board_text
 from games.models import PERSON, Event, Game, MessageEmails, OutgoingEmail, Seat
-from games.presenter import EventLine, Presentation, present
-from games.words import (
-    action_text,
-    card_name,
-    card_text,
-    cell,
-    clean_text,
-    edge,
-    name_of,
-    names_list,
-    offer_parts,
-    phase_text,
-    plural,
+from games.show.presenter import EventLine, Presentation, present
+from games.show.textboard import board_text
+from games.show.view_text import (
+    asked,
+    deadline_text,
+    display_name,
+    examples,
+    hand,
+    phase_name,
+    scores,
+    sealed_text,
+    time_zone_of,
 )
+from games.show.words import Names, card_text, clean_text, name_of, names_list, plural
 
 log = logging.getLogger(__name__)
-Names = dict[str, str]
 
 TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by itself
 EVENTS_SHOWN = 12
 NEWS_SHOWN = 40  # lines of "what happened since our last email"; the game page has the rest
 NEWS_PHASES = 60  # phases looked through for them (in one query)
 KIND_HEADER = "X-Lowenherz-Kind"
-CELLS_SHOWN = 30
 PHASE_HEADER = "X-Lowenherz-Phase"  # "<game id>/<phase number>": notify's duplicate check
 GAME_HEADER = "X-Lowenherz-Game"
 
@@ -698,7 +692,7 @@ def _ask_context(
     return {
         **_game_context(game, seat.user),
         "v": v,
-        "phase_label": phase_label(v["phase"]),
+        "phase_label": phase_name(v["phase"]),
         "phase_sentence": shown.phase_sentence(),
         "asked": asked(v, names),
         "examples": examples(v),
@@ -718,197 +712,6 @@ def _ask_context(
             magic_path or tokens.magic_link_path(seat, game, game.phase_number)
         ),
     }
-
-
-def display_name(user: User | None) -> str:
-    if user is None:
-        return ""
-    profile = getattr(user, "profile", None)
-    return profile.display_name if profile else user.get_username()
-
-
-def time_zone_of(user: User | None) -> zoneinfo.ZoneInfo:
-    profile = getattr(user, "profile", None) if user is not None else None
-    try:
-        return zoneinfo.ZoneInfo(profile.time_zone if profile else "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
-
-
-def deadline_text(game: Game, user: User | None) -> str:
-    """The deadline in the reader's own time zone, named: 'Tue 4 Mar 2025, 14:00 CET
-    (Europe/Berlin)'."""
-    if game.paused:
-        return "none while the game is paused"
-    if game.deadline is None:
-        return "none"
-    zone = time_zone_of(user)
-    local = timezone.localtime(game.deadline, zone)
-    named = "" if local.tzname() == zone.key else f" ({zone.key})"  # not "UTC (UTC)"
-    return f"{dateformat.format(local, 'D j M Y, H:i T')}{named}"
-
-
-def phase_label(phase: PhaseView) -> str:
-    """'decision', 'duel for 2 walls', 'perform 1 sword'."""
-    kind, action = phase.get("kind") or "", phase.get("action") or ""
-    if kind in ("negotiation", "duel") and action:
-        return f"{kind} for {action_text(action)}"
-    if kind == "perform" and action:
-        return f"perform {action_text(action)}"
-    return kind
-
-
-def hand(v: View) -> dict[str, Any]:
-    viewer = v["viewer"]
-    assert viewer is not None, "a hand is shown only to its player"
-    me = v["players"][viewer]
-    return {
-        "ducats": me.get("ducats"),
-        "cards": [card_name(c) for c in me.get("hand", [])],
-        "knights": me.get("knights_in_supply"),
-        "walls": v.get("wall_supply"),
-    }
-
-
-def scores(v: View, names: Names, ranked: bool = False) -> list[str]:
-    """Each player's power, and what else the view shows of them."""
-    players = list(v["players"].items())
-    if ranked:
-        players.sort(key=lambda item: -item[1]["power"])
-    lines = []
-    for colour, data in players:
-        you = " (you)" if colour == v["viewer"] else ""
-        money = f", {plural(data['ducats'], 'ducat')}" if "ducats" in data else ""
-        lines.append(
-            f"{name_of(colour, names)} ({colour}){you}: power {data['power']}{money}, "
-            f"{plural(data['hand_size'], 'politics card')}"
-        )
-    return lines
-
-
-def sealed_text(v: View) -> str:
-    """The reader's own sealed submission, which the view holds for them alone."""
-    sealed = v.get("my_sealed")
-    return format_move(move_from_json(sealed)) if sealed else ""
-
-
-def asked(v: View, names: Names) -> list[str]:
-    """What the game asks of the reader, in sentences, from the view's `ask`."""
-    ask = v.get("ask")
-    if not ask:
-        return []
-    kind, action = ask["phase"], action_text(ask.get("action") or "")
-    if kind == "placement":
-        return [
-            f"Place a {ask['colour']} castle and a knight beside it.",
-            f"Castle cells you may choose: {cells(ask['castles'])}.",
-        ]
-    if kind == "decision":
-        return _asked_decision(v, ask)
-    if kind == "negotiation":
-        return _asked_negotiation(v, ask, action, names)
-    if kind == "duel":
-        again = " again (the bids tied)" if (ask.get("round") or 1) > 1 else ""
-        treasure = ask.get("treasure") or []
-        extra = f", plus Treasure cards ({', '.join(map(str, treasure))})" if treasure else ""
-        return [f"Make a sealed bid{again} for {action}: up to {ask['max_ducats']} ducats{extra}."]
-    if kind == "perform":
-        return _asked_perform(ask)
-    if kind == "crown":
-        cards = ", ".join(card_name(c) for c in v.get("pile_cards", []))
-        return [f"Take one card from politics pile {ask['pile']}: {cards or 'it is empty'}."]
-    return [phase_text(v["phase"], names)]
-
-
-def _asked_decision(v: View, ask: Ask) -> list[str]:
-    count = ask["cards"]
-    lines = [
-        f"Choose {plural(count, 'decision card')} (1, 2 or 3) for the action card "
-        f"{v.get('card')}: {card_text(v.get('card'))}."
-    ]
-    if ask.get("politics"):
-        played = " or ".join(card_name(c) for c in ask["politics"])
-        lines.append(f"You may play {played} with a card.")
-    return lines
-
-
-def _asked_negotiation(v: View, ask: Ask, action: str, names: Names) -> list[str]:
-    offer = ask.get("offer")
-    if offer and offer[0] != v["viewer"]:
-        offerer, ducats = offer_parts(offer)
-        return [
-            f"{name_of(offerer, names)} offers you {plural(ducats, 'ducat')} to perform "
-            f"{action} alone. Accept, offer more (you have {ask['max_offer']} ducats), "
-            "or break off for a duel."
-        ]
-    return [
-        f"Negotiate over {action}: offer the other player ducats to perform it alone "
-        f"(you have {ask['max_offer']}), or break off for a duel."
-    ]
-
-
-def _asked_perform(ask: Ask) -> list[str]:
-    if "walls" in ask:
-        return [
-            f"Place up to {plural(ask['walls'], 'wall')} ({len(ask['edges'])} places are "
-            "legal), or pass."
-        ]
-    if "swords" in ask:
-        lines = [f"Use {plural(ask['swords'], 'sword')}: place knights, expand a region, or pass."]
-        if ask.get("knights"):
-            lines.append(f"Knights may go to: {cells(ask['knights'])}.")
-        if ask.get("expansions"):
-            lines.append(f"Regions may expand into: {cells(ask['expansions'])}.")
-        return lines
-    piles = ask.get("piles") or []
-    sizes = " and ".join(f"pile {i} ({plural(n, 'card')})" for i, n in enumerate(piles, 1))
-    return [f"The crown: choose a politics pile to look through: {sizes}."]
-
-
-def examples(v: View) -> list[str]:
-    """Replies that would do, in the engine's notation, for the help line."""
-    ask = v.get("ask")
-    if not ask:
-        return []
-    kind = ask.get("phase")
-    if kind == "placement":
-        return ["place C3 D3"]
-    if kind == "decision":
-        return ["decide 2" if ask["cards"] == 1 else "decide 1, 3"]
-    if kind == "negotiation":
-        offer = ask.get("offer")
-        if offer and offer[0] != v["viewer"]:
-            return ["accept", f"offer {offer_parts(offer)[1] + 1}", "break off"]
-        return [f"offer {min(3, ask['max_offer'])}", "break off"]
-    if kind == "duel":
-        treasure = ask.get("treasure") or []
-        return [
-            f"bid {min(5, ask['max_ducats'])}",
-            *([f"bid 0 treasure {treasure[0]}"] if treasure else []),
-        ]
-    if kind == "perform":
-        return _perform_examples(ask)
-    if kind == "crown" and v.get("pile_cards"):
-        return [f"take {v['pile_cards'][0]}"]
-    return []
-
-
-def _perform_examples(ask: Ask) -> list[str]:
-    if "walls" in ask:
-        edges = [edge(pair) for pair in ask["edges"]]
-        return ["walls " + " ".join(edges[: ask["walls"]]), "pass"] if edges else ["pass"]
-    if "swords" in ask:
-        found = [f"knight {cell(ask['knights'][0])}"] if ask.get("knights") else []
-        if ask.get("expansions"):
-            found.append(f"expand {cell(ask['expansions'][0])}")
-        return [*found, "pass"]
-    return ["pile 1", "pile 2"]
-
-
-def cells(values: list[list[int]]) -> str:
-    named = [cell(c) for c in values]
-    more = len(named) - CELLS_SHOWN
-    return ", ".join(named[:CELLS_SHOWN]) + (f" and {more} more" if more > 0 else "")
 
 
 # --- a deadline extended: every person seated is told -----------------------------------------
@@ -1075,7 +878,7 @@ def _phase_of(v: View) -> dict[str, Any]:
 
 
 SUMMARY_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
-    "your_turn": lambda v: f"Your move: {phase_label(v['phase'])}, turn {v['turn']}",
+    "your_turn": lambda v: f"Your move: {phase_name(v['phase'])}, turn {v['turn']}",
     "results": lambda v: f"What happened (turn {v['turn']})",
     "messages": lambda v: "Messages",
     "message_owed": lambda v: "New messages at the table",

@@ -72,7 +72,6 @@ from games.models import (
     Reminder,
     Seat,
 )
-from games.presenter import Presentation, present, read_together
 from games.services import (
     MAX_DEADLINE_HOURS,
     deadline_set,
@@ -80,6 +79,7 @@ from games.services import (
     submitted_of,
     with_submitted,
 )
+from games.show.presenter import Presentation, present, read_together
 
 DEFAULT_REMINDER_HOURS = (24, 2)
 # Of a person's phase emails, those that tell its news (`told_up_to`): not a held one,

@@ -195,7 +195,7 @@ TALK_EXAMPLES = (
 _NOT_LETTERS = re.compile(r"[^a-z]+")
 
 # Lines the site writes in those emails (templates/emails/, games.mail.compose,
-# games.mail.textboard), in lower case, as the text body says them and as a client makes
+# games.show.textboard), in lower case, as the text body says them and as a client makes
 # text of the HTML body. A STRONG line says what only the site says: (how it starts, what
 # it holds further on); a WEAK one could be a person's, and counts only beside a strong one.
 _STRONG = (
@@ -251,7 +251,7 @@ _WEAK_STARTS = ("deadline:", "ducats:", "the game: http")
 _WEAK_LINES = frozenset({"scores", "next", "nothing yet.", "nothing new."})
 # a score line: "Alice (red) (you): power 3, 5 ducats, 2 politics cards"
 _SCORE_LINE = re.compile(r"[^:]{1,120}\): power \d+.*")
-ROW_CELLS = ".FHT"  # games.mail.textboard: the terrain marks that start each cell
+ROW_CELLS = ".FHT"  # games.show.textboard: the terrain marks that start each cell
 
 
 def _key(line: str) -> str:
@@ -297,7 +297,7 @@ def _site_line(line: str) -> int:
 
 
 def _is_board_row(line: str) -> bool:
-    """A row of `games.mail.textboard`: " 3 H  .R . |." is a number, then cells of a terrain
+    """A row of `games.show.textboard`: " 3 H  .R . |." is a number, then cells of a terrain
     mark and a piece, each after a space or a wall ("|"); or a line of walls ("--")."""
     if line and set(line) <= {"-", " "}:
         return "--" in line

@@ -23,8 +23,8 @@ from games.mail import compose, notify, outbox, tokens
 from games.mail.forms import InviteByEmailForm, NotificationsForm
 from games.middleware import scope_of, scope_session
 from games.models import EmailPreference, Game, MagicLink, Notifications, OutgoingEmail
+from games.show.words import sentence
 from games.visibility import visible_game
-from games.words import sentence
 
 LINK_PROBLEMS = {
     "tampered": "This link is not valid: it may have been cut short or changed on its way "

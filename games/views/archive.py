@@ -26,12 +26,12 @@ from engine.serialize import move_from_json, state_from_json
 from engine.state import GameState
 from engine.view import View
 from games import chat
-from games.board_svg import render_board
-from games.charts import power_chart
 from games.models import Game, Seat
-from games.presenter import Presentation, present
+from games.show.board_svg import render_board
+from games.show.charts import power_chart
+from games.show.presenter import Presentation, present
+from games.show.words import card_name, card_text
 from games.visibility import visible_game, visible_games
-from games.words import card_name, card_text
 
 PAGE_SIZE = 25
 MAX_STEP = 10**9  # a `?step=` beyond any game's phases (the last is shown)

@@ -14,8 +14,8 @@ from django.views.decorators.http import require_POST
 from games import chat, services
 from games.forms import MessageForm
 from games.models import MESSAGE_CHARS, Game
+from games.show.words import sentence
 from games.visibility import visible_game
-from games.words import sentence
 
 DRAFT = "chat_draft"  # session key: {"game": id, "to": colour, "text": what was written}
 

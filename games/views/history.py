@@ -25,16 +25,14 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
-from engine.notation import format_move
-from engine.serialize import move_from_json
-from engine.view import View
-from games.board_svg import render_board
 from games.models import Game, Seat
-from games.presenter import Presentation, present
+from games.show.board_svg import render_board
+from games.show.presenter import Presentation, present
+from games.show.view_text import hand, sealed_text
+from games.show.words import card_text
 from games.views.archive import Step, game_steps, phase_events, pick_step, step_links, within
 from games.views.play import _players as power_track
 from games.visibility import visible_game
-from games.words import card_text
 
 EVENTS_PER_PAGE = 100
 
@@ -135,11 +133,11 @@ def _step_page(request: HttpRequest, game: Game, seat: Seat | None) -> HttpRespo
             "v": v,
             "board": mark_safe(render_board(v)),  # render_board escapes what it writes
             "players": power_track(shown, v),
-            "my": v["players"].get(v["viewer"] or ""),
+            "hand": hand(v) if v["viewer"] else None,
             "card_text": card_text(v.get("card")),
             "decisions": shown.decisions(),
             "phase_sentence": shown.phase_sentence(),
-            "my_sealed": _my_sealed(v),
+            "my_sealed": sealed_text(v),
             "seats": list(game.seats.all()),
             "neutral": sorted({c[2] for c in v["castles"]} - set(v["players"])),
             "events": phase_events(shown, step.phase_number),
@@ -153,8 +151,3 @@ def _log_page_of(shown: Presentation, phase_number: int) -> str:
     before = shown.visible_events().filter(phase_number__lt=phase_number).count()
     url = reverse("game_history", args=[shown.game.pk])
     return f"{url}?page={before // EVENTS_PER_PAGE + 1}"
-
-
-def _my_sealed(v: View) -> str:
-    """The viewer's own decision or bid, sealed and not yet revealed then (else "")."""
-    return format_move(move_from_json(v["my_sealed"])) if "my_sealed" in v else ""

@@ -5,7 +5,7 @@ The answer is tiny and cheap (a fixed handful of queries, none per event or seat
 a 304 when the browser already has it (an ETag over the answer), so that a tab left
 open for days costs little. Only when the version changes does the page fetch itself
 again, rendered by the very views and templates of a first load: nothing shown here
-comes from anywhere but `games.presenter.present`.
+comes from anywhere but `games.show.presenter.present`.
 
 - `/live/`: the count alone (every page of a signed-in person); `?lobby=1` adds the
   lobby's version (the page of my games it shows, `&page=`, and of open games, `&open=`).

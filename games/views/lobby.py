@@ -36,6 +36,7 @@ from games import services
 from games.context_processors import Live
 from games.forms import CreateGameForm, JoinForm
 from games.models import Game, PendingSubmission, Seat, seat_name
+from games.show.words import name_of, sentence
 from games.views.lists import (
     LISTED,
     MY_GAMES_PAGE,
@@ -45,7 +46,6 @@ from games.views.lists import (
     open_games,
 )
 from games.visibility import remember_invite, visible_games
-from games.words import name_of, sentence
 
 FINISHED_SHOWN = 20  # the archive has the rest
 

@@ -1,6 +1,6 @@
 """The game page, its JSON twin, and submitting a move.
 
-Everything shown comes from the viewer's `games.presenter.Presentation`: the engine's
+Everything shown comes from the viewer's `games.show.presenter.Presentation`: the engine's
 view for my colour (None for spectators), the events I may read, my own pending
 submission. The queries are a fixed handful, whatever the length of the game: the game,
 its seats with users and profiles, my pending submission, who has submitted, and the
@@ -26,9 +26,7 @@ from engine.moves import Decide, EndAlliance, Submission
 from engine.notation import MAX_MOVE_CHARS, parse_move
 from engine.view import View
 from games import chat, services
-from games.board_svg import render_board
 from games.forms import MessageForm
-from games.help import help_for
 from games.models import Game, Seat
 from games.play_forms import (
     FORMS,
@@ -39,11 +37,14 @@ from games.play_forms import (
     forms_for,
     own_alliances,
 )
-from games.presenter import Presentation, present
+from games.show.board_svg import render_board
+from games.show.help import help_for
+from games.show.presenter import Presentation, present
+from games.show.view_text import asked, deadline_text, examples, hand
+from games.show.words import action_text, card_text
 from games.views.chat import draft_of
 from games.views.live import game_version
 from games.visibility import visible_game
-from games.words import action_text, card_text
 
 EVENTS_SHOWN = 50
 UNTIL = {"decision": "everyone has decided", "duel": "every bid is in"}
@@ -91,7 +92,8 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         )
     if v is not None:
         kept = _kept_input(request, game) if seat is not None else None
-        context.update(_play_context(shown, v, kept))
+        reader = request.user if request.user.is_authenticated else None
+        context.update(_play_context(shown, v, kept), deadline=deadline_text(game, reader))
     context["chat"] = _chat_context(request, game, seat)
     return render(request, "games/game.html", context)
 
@@ -141,7 +143,10 @@ def _play_context(
         "help": help_for(v) if shown.seat is not None else [],
         "decisions": shown.decisions(),
         "neutral": sorted({c[2] for c in v["castles"]} - set(v["players"])),
-        "my": v["players"].get(v["viewer"] or ""),
+        "hand": hand(v) if v["viewer"] else None,
+        # What is asked and replies that would do: the sentences the emails say.
+        "asked": asked(v, shown.names),
+        "examples": examples(v),
         "pending": shown.my_pending(),
         "pending_until": UNTIL.get(v["phase"]["kind"], "the phase is resolved"),
         **_forms(shown.game, shown.seat, v, kept),

@@ -23,7 +23,7 @@ from games import services
 from games.forms import CreateGameForm
 from games.mail import compose
 from games.models import Game, MagicLink, OutgoingEmail, Seat
-from games.words import clean_text
+from games.show.words import clean_text
 from tests.site.conftest import PASSWORD, three_player_game
 
 RLO, LRI, PDI = "\u202e", "\u2066", "\u2069"

@@ -30,12 +30,12 @@ from engine.replay import Result, read_record, replay_record
 from engine.serialize import state_from_json
 from engine.view import view
 from games import services
-from games.board_svg import render_board
-from games.charts import power_chart
-from games.event_text import describe
 from games.models import Event, Game, Profile, RecordEntry, Seat, Snapshot
+from games.show.board_svg import render_board
+from games.show.charts import power_chart
+from games.show.event_text import describe
+from games.show.words import card_name
 from games.views.archive import PAGE_SIZE
-from games.words import card_name
 from tests.site.conftest import make_user
 
 ROOT = Path(__file__).resolve().parents[2]

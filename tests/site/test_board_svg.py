@@ -1,4 +1,4 @@
-"""The board drawn as SVG from a view (games.board_svg): no database needed."""
+"""The board drawn as SVG from a view (games.show.board_svg): no database needed."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import xml.etree.ElementTree as ET
 from engine.board import DATA
 from engine.notation import format_edge, parse_edge
 from engine.view import view
-from games.board_svg import COLOURS, default_kind, render_board
 from games.play_forms import SwordsForm
+from games.show.board_svg import COLOURS, default_kind, render_board
 from tests.engine_helpers import Play, game
 
 SVG = "{http://www.w3.org/2000/svg}"

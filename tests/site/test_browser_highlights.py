@@ -1,6 +1,6 @@
 """The board highlights only what is legal for the field being filled (issue 10, item 5),
 in Chromium, on a desktop and on a phone: the engine's legal targets of each kind
-(`engine.view.ask`), as games.board_svg marks them and games/static/games/board.js
+(`engine.view.ask`), as games.show.board_svg marks them and games/static/games/board.js
 shows them for the focused field.
 
 The position: a basic 3-player game whose first action card is planted as `S2 W2 M5`;

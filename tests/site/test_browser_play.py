@@ -37,8 +37,8 @@ from engine.notation import parse_move
 from engine.replay import Result, read_record, replay_record
 from engine.setup import Settings
 from engine.view import view
-from games.board_svg import CELL, MARGIN
 from games.models import Game, OutgoingEmail
+from games.show.board_svg import CELL, MARGIN
 from tests.site.conftest import PASSWORD, Worker
 
 View = dict[str, Any]
@@ -650,7 +650,7 @@ def test_three_people_sign_up_and_play_turns_through_the_ui(
         phases += 1
     assert phases == rehearsed  # the site played the very game the engine rehearsed
 
-    # Every goal is in everyone's log, in the game's own words (games/event_text.py).
+    # Every goal is in everyone's log, in the game's own words (games/show/event_text.py).
     corner = director.corner
     assert corner is not None
     at = format_cell(corner.castle)

@@ -32,7 +32,7 @@ from games import deadlines, services
 from games.mail import compose
 from games.mail.notify import reminder_hours
 from games.models import Event, Game, Notifications, PendingSubmission, Reminder, Seat
-from games.presenter import present
+from games.show.presenter import present
 from games.tasks import sweep_once as sweep
 
 HOUR = timedelta(hours=1)

@@ -41,7 +41,7 @@ from engine.notation import format_move, parse_move
 from games import chat, services, tasks
 from games.mail import compose, notify, outbox
 from games.models import Game, Message, OutgoingEmail, PendingSubmission, Reminder, Seat
-from games.presenter import present
+from games.show.presenter import present
 from tests.site.test_email_game import receive_in_process, recipient, reply, text_of
 from tests.site.test_emails import decide_all, fresh, seat, sent_to
 from tests.site.test_outbox import SMTPServer

@@ -39,7 +39,7 @@ from engine.notation import format_move
 from games import services, tasks
 from games.mail import compose, notify, outbox
 from games.models import Game, OutgoingEmail
-from games.presenter import present
+from games.show.presenter import present
 from tests.site.conftest import database_url
 from tests.site.test_outbox import SMTPServer
 

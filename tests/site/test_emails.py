@@ -25,7 +25,6 @@ from engine.serialize import state_from_json, state_to_json
 from engine.view import view
 from games import services
 from games.mail import compose, notify, tokens
-from games.mail.textboard import board_text
 from games.models import (
     EmailPreference,
     Event,
@@ -37,6 +36,7 @@ from games.models import (
     ReplyToken,
     Seat,
 )
+from games.show.textboard import board_text
 from tests.site.test_game_page import play_phases
 
 KINDS = (

@@ -1,4 +1,4 @@
-"""Every engine event reads as one plain English sentence (games.event_text)."""
+"""Every engine event reads as one plain English sentence (games.show.event_text)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from engine.ai import RandomPlayer
 from engine.game import is_simultaneous, new_game, submit
 from engine.setup import Settings
-from games.event_text import SENTENCES, describe
-from games.words import card_text, phase_text
+from games.show.event_text import SENTENCES, describe
+from games.show.words import card_text, phase_text
 
 NAMES = {"red": "Alice", "ochre": "Bob", "lilac": "Charlie"}
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ from games.forms import CreateGameForm, JoinForm, ProfileForm, SignupForm
 from games.mail.forms import InviteByEmailForm, NotificationsForm
 from games.models import Game, Notifications, PendingSubmission, Profile
 from games.play_forms import FORMS, EndAllianceForm, MoveTextForm
-from games.presenter import present
+from games.show.presenter import present
 from games.views.deadlines import ExtendDeadlineForm
 
 PROPERTY = settings(

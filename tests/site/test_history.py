@@ -21,8 +21,8 @@ from django.urls import reverse
 from engine.notation import parse_move
 from engine.serialize import state_from_json, state_to_json
 from engine.view import view
-from games.board_svg import render_board
 from games.models import Event, Game, Snapshot
+from games.show.board_svg import render_board
 from games.views.history import EVENTS_PER_PAGE
 from tests.site.conftest import three_player_game
 from tests.site.test_account_security import opened_by_link, refused

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Game, Seat
-from games.presenter import present
+from games.show.presenter import present
 from games.views import lists
 from games.views import lobby as lobby_views
 from tests.site.conftest import make_user, three_player_game

@@ -18,12 +18,13 @@ from engine.game import default_move, new_game
 from engine.serialize import state_from_json
 from engine.setup import Settings
 from engine.view import view
-from games import board_svg, chat, services
+from games import chat, services
 from games.context_processors import my_games, your_move_count
 from games.forms import MessageForm
 from games.models import Game, Seat, Snapshot
 from games.play_forms import DecisionForm, MoveTextForm
-from games.presenter import present
+from games.show import board_svg
+from games.show.presenter import present
 from games.templatetags import kept_forms
 from games.views.archive import pick_step
 from games.views.lists import my_games_in_order

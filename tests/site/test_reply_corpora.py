@@ -32,8 +32,9 @@ from engine.setup import Settings
 from engine.view import View, view
 from games.mail import compose
 from games.mail.replies import REPLY_MARKER, Commands, commands, reply_text, strip_quoted
-from games.mail.textboard import board_text
-from games.words import card_text, phase_text
+from games.show import view_text
+from games.show.textboard import board_text
+from games.show.words import card_text, phase_text
 
 CORPORA = Path(__file__).parent / "mail_samples" / "corpora"
 STYLES: list[dict[str, Any]] = json.loads((CORPORA / "quote_styles.json").read_text("utf-8"))
@@ -95,15 +96,15 @@ def _context(v: View | None = None) -> dict[str, Any]:
     return {
         **context,
         "v": v,
-        "phase_label": compose.phase_label(v["phase"]),
+        "phase_label": view_text.phase_name(v["phase"]),
         "phase_sentence": phase_text(v["phase"], NAMES),
-        "asked": compose.asked(v, NAMES),
-        "examples": compose.examples(v),
+        "asked": view_text.asked(v, NAMES),
+        "examples": view_text.examples(v),
         "board": board_text(v),
         "card": v.get("card") or "",
         "card_text": card_text(v.get("card")),
-        "hand": compose.hand(v),
-        "scores": compose.scores(v, NAMES),
+        "hand": view_text.hand(v),
+        "scores": view_text.scores(v, NAMES),
         "decisions": [],
         "sealed": "",
         "magic_url": f"{SITE}/m/abc/",
@@ -122,7 +123,7 @@ def our_emails() -> tuple[Sent, ...]:
     answers to a refused and an accepted move (which echo commands), and results."""
     emails = []
     for name, v in sorted(phase_views().items()):
-        command = compose.examples(v)[0]
+        command = view_text.examples(v)[0]
         emails.append(Sent(f"your_turn/{name}", command, *_rendered("your_turn", _context(v))))
     decision = phase_views()["decision"]
     emails.append(Sent("reminder", "decide 2, 3", *_rendered("reminder", _context(decision))))
@@ -155,7 +156,7 @@ def our_emails() -> tuple[Sent, ...]:
             "results",
             "decide 2, 3",
             *_rendered(
-                "results", {**_context(decision), "scores": compose.scores(decision, NAMES)}
+                "results", {**_context(decision), "scores": view_text.scores(decision, NAMES)}
             ),
         )
     )

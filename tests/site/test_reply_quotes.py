@@ -40,7 +40,8 @@ from games.mail.replies import (
     strip_quoted,
 )
 from games.models import Game, OutgoingEmail, PendingSubmission, Seat
-from games.presenter import present
+from games.show import view_text
+from games.show.presenter import present
 from tests.site.conftest import make_user, three_player_game
 from tests.site.test_game_page import fresh, play_phases
 from tests.site.test_inbound import email, snapshot
@@ -115,7 +116,7 @@ def read_back(game: Game, seat: Seat, email_row: OutgoingEmail | None) -> Sent:
     assert token is not None
     found = outbox.sent_with(tokens.address_of(token), seat.user_id, game.pk, replies.SENT_EMAILS)
     name = email_row.kind if email_row.kind != "your_turn" else f"your_turn/{phase_name(game)}"
-    shown = compose.examples(present(game, seat).view)  # those this email shows
+    shown = view_text.examples(present(game, seat).view)  # those this email shows
     examples = tuple(example for example in shown if f"\n    {example}\n" in email_row.text)
     return Sent(name, examples, email_row.text, email_row.html, originals(found))
 
@@ -388,7 +389,7 @@ def check_phase(game: Game, name: str) -> None:
         assert result.reason.startswith("No command was found"), (name, cut, style, result.reason)
         assert "Reply to this email" not in result.reason  # nothing of ours echoed
         assert snapshot(game) == before, (name, cut, style)
-    example = compose.examples(present(game, seat).view)[0]
+    example = view_text.examples(present(game, seat).view)[0]
     result = handle_message(
         reply_email(seat, row.reply_to, [example, *quoted(lines[first:], "bare")])
     )

@@ -1,9 +1,9 @@
-"""The board as monospace text for emails (games.mail.textboard), drawn from a view."""
+"""The board as monospace text for emails (games.show.textboard), drawn from a view."""
 
 from __future__ import annotations
 
 from engine.view import view
-from games.mail.textboard import board_text
+from games.show.textboard import board_text
 from tests.engine_helpers import game
 
 SMALL = {

@@ -3,7 +3,7 @@
    (#move-text); a second click takes it out again.
 
    Highlights: each target the engine lists says for which kinds of field it is legal
-   (data-legal="knight expansion", games/board_svg.py); each field says the kind it
+   (data-legal="knight expansion", games/show/board_svg.py); each field says the kind it
    fills (data-board-kind, games/play_forms.py; "any" for the text fallback). The
    focused field's kind decides which targets are marked "legal"; before any field is
    focused, the form's default field (data-board-default) decides.

@@ -3,13 +3,13 @@ means, in a few sentences built from their view. The rules are RULES.md's; the n
 (a pile's cards, the ducats in an offer, the actions on the card) come from the view,
 so the help says what this choice does, not what choices do in general.
 
-A leaf helper beside games.words: it imports only the engine's types and the words.
+A leaf helper beside games.show.words: it imports only the engine's types and the words.
 """
 
 from __future__ import annotations
 
 from engine.view import View
-from games.words import action_text, plural
+from games.show.words import action_text, plural
 
 FOREST_FEE = 5  # RULES 5.2
 ALLIANCE_END_FEE = 10  # RULES 7.1

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from engine.reasons import sentence
-from games.words import (
+from games.show.words import (
     CARD_NAMES,
     action_text,
     card_name,

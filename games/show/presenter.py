@@ -10,7 +10,7 @@ archive, where every secret is revealed.
 - Events through `Event.objects.visible_to` (games.models), the one rule for who reads
   which event.
 - Pending submissions: the viewer's own (its text), and who has submitted (never what).
-- Names and sentences through games.words and games.event_text.
+- Names and sentences through games.show.words and games.show.event_text.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from django.db.models import Case, CharField, Value, When
 
 from engine.game import GameState
 from engine.view import View, view
-from games.event_text import describe
 from games.models import Event, EventQuerySet, Game, PendingSubmission, Seat, readable_marks
-from games.words import Names, action_text, choices_text, name_of, phase_text
+from games.show.event_text import describe
+from games.show.words import Names, action_text, choices_text, name_of, phase_text
 
 # What an EventLine reads of an event's row, in the order of `Presentation._line`.
 EVENT_LINE_FIELDS = ("index", "turn", "phase_number", "kind", "data", "to_colour")

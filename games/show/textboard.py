@@ -1,5 +1,5 @@
 """The board as monospace text, for plain-text emails, drawn from a view dict
-(`engine.view.view`), like `games.board_svg` draws it as SVG.
+(`engine.view.view`), like `games.show.board_svg` draws it as SVG.
 
 Every cell is two characters: its terrain (`.` plain, `F` forest, `H` hill, `T` town)
 and what stands on it (a colour's initial: upper case a castle, lower case a knight).
