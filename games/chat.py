@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Max, OuterRef, QuerySet, Subquery
+from django.db.models import Max, Prefetch, QuerySet, Subquery, prefetch_related_objects
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
 
@@ -147,19 +147,11 @@ def _mutes(seat: Seat, colour: str) -> bool:
 def for_page(game: Game, seat: Seat | None) -> list[Message]:
     """The messages the page shows the viewer, oldest first (the newest PAGE_MESSAGES).
     One query: their sender and addressee are the game's seats, taken from the seats the
-    page prefetched (with their users' profiles) when it did, else joined."""
-    rows = Message.objects.filter(game_id=game.pk).visible_to(seat).order_by("-pk")
-    seats = (
-        {s.pk: s for s in game.seats.all()}
-        if "seats" in getattr(game, "_prefetched_objects_cache", {})
-        else None
-    )
-    if seats is None:
-        rows = rows.select_related("sender__user__profile", "to_seat__user__profile")
-    found = list(rows[:PAGE_MESSAGES])
-    if seats is not None:
-        _attach(found, seats)
-    return list(reversed(found))
+    page prefetched with their users' profiles (read here if it did not)."""
+    found = Message.objects.filter(game_id=game.pk).visible_to(seat).order_by("-pk")
+    shown = list(found[:PAGE_MESSAGES])
+    _attach(shown, _seats_of(game))
+    return list(reversed(shown))
 
 
 def for_archive(game: Game) -> list[Message]:
@@ -184,10 +176,10 @@ def told_upto(seat: Seat) -> int:
     return told or 0
 
 
-def with_newest(seats: QuerySet[Seat]) -> QuerySet[Seat]:
-    """The seats, each with its game's newest message id (`newest`), in the query that
-    reads them anyway (games.mail.notify)."""
-    found = Message.objects.filter(game=OuterRef("game_id")).order_by("-pk").values("pk")[:1]
+def with_newest(seats: QuerySet[Seat], game_id: int) -> QuerySet[Seat]:
+    """The seats of game `game_id`, each with the game's newest message id (`newest`), in
+    the query that reads them anyway (games.mail.notify)."""
+    found = Message.objects.filter(game_id=game_id).order_by("-pk").values("pk")[:1]
     return seats.annotate(game_newest_message=Coalesce(Subquery(found), 0))
 
 
@@ -208,20 +200,19 @@ def unread_by_email(seat: Seat, *, newest: int | None = None) -> tuple[list[Mess
     if newest is not None and newest <= told:
         return [], False
     rows = Message.objects.filter(game=seat.game_id, pk__gt=told).visible_to(seat)
-    seats = _prefetched_seats(seat)
-    if seats is None:
+    if not Seat.game.is_cached(seat):  # no game loaded, nor its seats: joined
         rows = rows.select_related("sender__user__profile", "to_seat__user__profile")
     found = list(rows.order_by("-pk")[: EMAIL_MESSAGES + 1])
-    if seats is not None:
-        _attach(found, seats)
+    if Seat.game.is_cached(seat):
+        _attach(found, _seats_of(seat.game))
     return list(reversed(found[:EMAIL_MESSAGES])), len(found) > EMAIL_MESSAGES
 
 
-def _prefetched_seats(seat: Seat) -> dict[int, Seat] | None:
-    """The seats of the seat's game by id, if the game is loaded with them prefetched."""
-    game = seat.game if Seat.game.is_cached(seat) else None
-    if game is None or "seats" not in getattr(game, "_prefetched_objects_cache", {}):
-        return None
+def _seats_of(game: Game) -> dict[int, Seat]:
+    """The game's seats by id, with their people: those prefetched with the game (no
+    query), else read in one."""
+    with_people = Seat.objects.select_related("user__profile")
+    prefetch_related_objects([game], Prefetch("seats", queryset=with_people))
     return {s.pk: s for s in game.seats.all()}
 
 

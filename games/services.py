@@ -370,14 +370,13 @@ def _submitted(game: Game) -> set[str]:
     )
 
 
-def with_submitted(seats: QuerySet[Seat]) -> QuerySet[Seat]:
-    """The seats, each with whether it has a submission stored for its game's current
-    phase (`has_submitted`): the `submitted` of `owed`, in a query that reads the seats
-    anyway. Read under the game's row lock, in a statement after the one that took it:
-    its snapshot then holds every submission, as each takes that lock to be stored."""
-    moves = PendingSubmission.objects.filter(
-        seat=OuterRef("pk"), phase_number=OuterRef("game__phase_number")
-    )
+def with_submitted(seats: QuerySet[Seat], phase_number: int) -> QuerySet[Seat]:
+    """The seats of a game, each with whether it has a submission stored for the game's
+    current phase, `phase_number` (`has_submitted`): the `submitted` of `owed`, in a
+    query that reads the seats anyway. Read under the game's row lock, in a statement
+    after the one that took it (and read the phase): its snapshot then holds every
+    submission, as each takes that lock to be stored."""
+    moves = PendingSubmission.objects.filter(seat=OuterRef("pk"), phase_number=phase_number)
     return seats.annotate(has_submitted=Exists(moves))
 
 

@@ -48,13 +48,13 @@ import operator
 import zoneinfo
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from functools import cache, partial, reduce
+from functools import partial, reduce
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count, Max, Prefetch, Q, QuerySet
+from django.db.models import Count, Max, Prefetch, Q, QuerySet, prefetch_related_objects
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone
@@ -120,19 +120,17 @@ def _locked(game_id: int) -> Game:
     message. The seats come in a statement after the one that took the lock, so they
     see every submission and message stored before: both take that lock first (services,
     chat.post), and none is stored while notify holds it."""
-    return (
-        Game.objects.select_for_update()
-        .prefetch_related(Prefetch("seats", queryset=_seats_told().all()))
-        .get(pk=game_id)
-    )
+    game = Game.objects.select_for_update().get(pk=game_id)
+    prefetch_related_objects([game], Prefetch("seats", queryset=_seats_told(game)))
+    return game
 
 
-@cache
-def _seats_told() -> QuerySet[Seat]:
-    """The shape of `_locked`'s seats query, built once per process and copied for each
-    use (`.all()`): resolving its two subqueries took longer than running it (issue 11)."""
+def _seats_told(game: Game) -> QuerySet[Seat]:
+    """`_locked`'s seats query: its subqueries name the game's id and phase, read under
+    the lock, rather than the seat's game (resolving that took longer than running it)."""
     seats = Seat.objects.select_related("user__profile", "user__notifications")
-    return chat.with_newest(with_submitted(seats)).order_by("position")
+    submitted = with_submitted(seats, game.phase_number)
+    return chat.with_newest(submitted, game.pk).order_by("position")
 
 
 def _tell(

@@ -15,9 +15,10 @@ archive, where every secret is revealed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
 from functools import cached_property
+from itertools import starmap
 from typing import Any
 
 from django.db.models import Case, CharField, Value, When
@@ -28,11 +29,26 @@ from games.models import Event, EventQuerySet, Game, PendingSubmission, Seat, re
 from games.show.event_text import describe
 from games.show.words import Names, action_text, choices_text, name_of, phase_text
 
-# What an EventLine reads of an event's row, in the order of `Presentation._line`.
-EVENT_LINE_FIELDS = ("index", "turn", "phase_number", "kind", "data", "to_colour")
-PHASE_FIELD = EVENT_LINE_FIELDS.index("phase_number")
-TO_FIELD = EVENT_LINE_FIELDS.index("to_colour")
-EventRow = tuple[Any, ...]  # an event read as a plain row of EVENT_LINE_FIELDS
+
+@dataclass(slots=True)  # (not frozen: that would cost ten times as much per row)
+class EventRow:
+    """What an EventLine reads of an event: its row, read as plain values (`rows_of`),
+    no model each."""
+
+    index: int
+    turn: int
+    phase_number: int
+    kind: str
+    data: dict[str, Any]
+    to_colour: str
+
+
+EVENT_ROW_FIELDS = tuple(f.name for f in fields(EventRow))
+
+
+def rows_of(events: EventQuerySet) -> Iterator[EventRow]:
+    """The events as EventRows, read in one query."""
+    return starmap(EventRow, events.values_list(*EVENT_ROW_FIELDS))
 
 
 @dataclass(frozen=True)
@@ -75,7 +91,7 @@ class Presentation:
         state: GameState | None = None,
     ) -> None:
         self.game, self.seat, self.everything = game, seat, everything
-        self._state = state
+        self._snapshot = state
         self._phase_lines: dict[int, list[EventLine]] = {}  # events(phase_number=...)
         self._phase_rows: dict[int, list[EventRow]] = {}  # read with others' (read_together)
 
@@ -86,7 +102,7 @@ class Presentation:
     @cached_property
     def view(self) -> View | None:
         """The engine's view for this viewer (None before the game starts)."""
-        state = self._state
+        state = self._snapshot
         if state is None:
             if self.game.state is None:
                 return None
@@ -115,14 +131,14 @@ class Presentation:
         if phase_number is not None:
             rows = rows.filter(phase_number=phase_number)
         if last is not None:  # the newest, read as plain rows (no model each)
-            newest = rows.order_by("-index").values_list(*EVENT_LINE_FIELDS)[:last]
-            return [self._line(*row) for row in reversed(newest)]
-        return [self._line(*row) for row in rows.order_by("index").values_list(*EVENT_LINE_FIELDS)]
+            newest = list(rows_of(rows.order_by("-index")[:last]))
+            return [self.row_line(row) for row in reversed(newest)]
+        return [self.row_line(row) for row in rows_of(rows.order_by("index"))]
 
     def _phase_events(self, phase_number: int) -> list[EventLine]:
         if phase_number not in self._phase_lines:
             rows = self.phase_rows(phase_number, phase_number).get(phase_number, [])
-            self._phase_lines[phase_number] = [self._line(*row) for row in rows]
+            self._phase_lines[phase_number] = [self.row_line(row) for row in rows]
         return self._phase_lines[phase_number]
 
     def phase_rows(self, first: int, last: int) -> dict[int, list[EventRow]]:
@@ -133,13 +149,16 @@ class Presentation:
         if all(number in self._phase_rows for number in wanted):
             return {number: self._phase_rows[number] for number in wanted}
         rows: dict[int, list[EventRow]] = {}
-        for row in (
-            self.visible_events()
-            .filter(phase_number__gte=first, phase_number__lte=last)
-            .values_list(*EVENT_LINE_FIELDS)
+        for row in rows_of(
+            self.visible_events().filter(phase_number__gte=first, phase_number__lte=last)
         ):
-            rows.setdefault(row[PHASE_FIELD], []).append(row)
+            rows.setdefault(row.phase_number, []).append(row)
         return rows
+
+    def keep_rows(self, by_phase: dict[int, list[EventRow]]) -> None:
+        """The events this viewer may read of some phases, read with other viewers'
+        (`read_together`): `phase_rows` and `events` ask no query for them."""
+        self._phase_rows.update(by_phase)
 
     def visible_events(self) -> EventQuerySet:
         """Every event this viewer may read, oldest first, as rows: for a page of them
@@ -153,34 +172,22 @@ class Presentation:
         )
 
     def line(self, event: Event) -> EventLine:
-        return self._line(
-            event.index, event.turn, event.phase_number, event.kind, event.data, event.to_colour
-        )
+        e = event
+        return self.row_line(EventRow(e.index, e.turn, e.phase_number, e.kind, e.data, e.to_colour))
 
-    def row_line(self, row: tuple[Any, ...]) -> EventLine:
-        """An event read as a plain row: `visible_events().values_list(*EVENT_LINE_FIELDS)`."""
-        return self._line(*row)
-
-    def _line(
-        self,
-        index: int,
-        turn: int,
-        phase_number: int,
-        kind: str,
-        data: dict[str, Any],
-        to_colour: str,
-    ) -> EventLine:
-        words = {**data, "kind": kind, "to": to_colour}
+    def row_line(self, row: EventRow) -> EventLine:
+        """An event read as a plain row (`rows_of`), worded for this viewer."""
+        words = {**row.data, "kind": row.kind, "to": row.to_colour}
         # "You" only to the reader a private event is for; the archive names them.
         reader = None if self.everything else self.colour
         return EventLine(
-            index=index,
-            turn=turn,
-            phase_number=phase_number,
-            kind=kind,
-            data=data,
+            index=row.index,
+            turn=row.turn,
+            phase_number=row.phase_number,
+            kind=row.kind,
+            data=row.data,
             text=describe(words, self.names, reader),
-            to_colour=to_colour,
+            to_colour=row.to_colour,
         )
 
     # --- what is pending -----------------------------------------------------------------
@@ -212,16 +219,7 @@ class Presentation:
         return next((text for _, text in self._stored if text is not None), None)
 
     def submitted(self) -> set[str]:
-        """Who has a submission stored for this phase (not what it is); from the game's
-        prefetched `pending` rows when a list of games prefetched them (no query each)."""
-        game = self.game
-        if "pending" in getattr(game, "_prefetched_objects_cache", {}):
-            colours = {s.pk: s.colour for s in game.seats.all()}
-            return {
-                colours[p.seat_id]
-                for p in game.pending.all()
-                if p.phase_number == game.phase_number and p.seat_id in colours
-            }
+        """Who has a submission stored for this phase (not what it is)."""
         return {colour for colour, _ in self._stored}
 
     def has_submitted(self) -> set[str]:
@@ -266,19 +264,22 @@ def read_together(shown: Sequence[Presentation], first: int, last: int) -> None:
     assert all(p.game.pk == game_id and not p.everything for p in shown), "one game, players"
     marks = {mark for p in shown for mark in readable_marks(p.colour)}
     rows = list(
-        Event.objects.filter(
-            game_id=game_id, phase_number__gte=first, phase_number__lte=last, to_colour__in=marks
+        rows_of(
+            Event.objects.filter(
+                game_id=game_id,
+                phase_number__gte=first,
+                phase_number__lte=last,
+                to_colour__in=marks,
+            ).order_by("index")
         )
-        .order_by("index")
-        .values_list(*EVENT_LINE_FIELDS)
     )
     for presentation in shown:
         readable = readable_marks(presentation.colour)
         by_phase: dict[int, list[EventRow]] = {n: [] for n in range(first, last + 1)}
         for row in rows:
-            if row[TO_FIELD] in readable:
-                by_phase[row[PHASE_FIELD]].append(row)
-        presentation._phase_rows.update(by_phase)
+            if row.to_colour in readable:
+                by_phase[row.phase_number].append(row)
+        presentation.keep_rows(by_phase)
 
 
 def present(
