@@ -314,6 +314,12 @@ class RenegadePlayed(Stamped):
     owner: str
 
 
+# What a payment is for (RULES 5.2 the forest fee, 6.2 breaking an alliance): a code,
+# worded by the site.
+PaidFor = Literal[
+    "knights_on_forest", "knight_on_forest", "renegade_knights_on_forest", "alliance_break"
+]
+
 # `for` is a keyword, so this one is spelt the functional way.
 Paid = TypedDict(
     "Paid",
@@ -324,7 +330,7 @@ Paid = TypedDict(
         "amount": int,
         "ducats": int,
         "treasure": list[int],
-        "for": str,
+        "for": PaidFor,
     },
 )
 

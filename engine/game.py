@@ -366,7 +366,7 @@ def _perform_swords(state: GameState, player: str, move: Submission, log: Log) -
             rules.put_knight(state.pos, player, step.cell, log, trusted=True)
         else:
             rules.expand(state.pos, player, step.castle, step.cells, log, trusted=True)
-    rules.pay(state.pos, player, fees, move.treasure, log, "knights on forest", trusted=True)
+    rules.pay(state.pos, player, fees, move.treasure, log, "knights_on_forest", trusted=True)
 
 
 def _choose_pile(state: GameState, player: str, move: Submission, log: Log) -> None:

@@ -22,7 +22,7 @@ from functools import cache
 
 from engine.board import FOREST, HILL, PLAIN, TOWN, Board, Cell, Edge, format_cell
 from engine.errors import IllegalMove
-from engine.events import Log
+from engine.events import Log, PaidFor
 from engine.moves import Alliance, Expand, Place, Politics
 from engine.position import Area, Position, alliance_key, founding_points
 from engine.reasons import Reason
@@ -246,11 +246,11 @@ def pay(
     amount: int,
     treasure: Sequence[int],
     log: Log,
-    reason: str,
+    reason: PaidFor,
     *,
     trusted: bool = False,
 ) -> None:
-    """Pay the bank; every payment is public (RULES 1)."""
+    """Pay the bank; every payment is public (RULES 1). `reason`: what for, a code."""
     ducats = (
         max(0, amount - sum(treasure)) if trusted else check_payment(pos, colour, amount, treasure)
     )
@@ -697,7 +697,7 @@ def break_alliance(
     problem = None if trusted else alliance_end_problem(pos, colour, own, other)
     if problem:
         raise IllegalMove(problem)
-    pay(pos, colour, ALLIANCE_BREAK_FEE, treasure, log, "breaking an alliance", trusted=trusted)
+    pay(pos, colour, ALLIANCE_BREAK_FEE, treasure, log, "alliance_break", trusted=trusted)
     pos.alliances.discard(key)
     log.append(
         {"kind": "alliance_broken", "player": colour, "castles": [list(key[0]), list(key[1])]}
@@ -799,7 +799,7 @@ def play_renegade(
     owner = pos.knights.pop(remove)
     pos.knight_supply[owner] += 1
     log.append({"kind": "renegade", "player": colour, "removed": list(remove), "owner": owner})
-    pay(pos, colour, fees, treasure, log, "renegade knights on forest", trusted=trusted)
+    pay(pos, colour, fees, treasure, log, "renegade_knights_on_forest", trusted=trusted)
     put_knight(pos, colour, place, log, trusted=trusted)
 
 

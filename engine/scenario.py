@@ -334,7 +334,7 @@ def place_knight(pos: Position, player: str, cell: Cell, treasure: list[int], lo
     problem = rules.knight_problem(pos, player, cell)
     if problem:
         raise IllegalMove(problem)
-    rules.pay(pos, player, rules.knight_fee(pos, cell), treasure, log, "a knight on forest")
+    rules.pay(pos, player, rules.knight_fee(pos, cell), treasure, log, "knight_on_forest")
     rules.put_knight(pos, player, cell, log)
 
 

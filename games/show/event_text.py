@@ -204,10 +204,21 @@ def _duel_won(e: Event, who: _Who) -> str:
     return f"{who()} wins the duel and pays {plural(e['paid'], 'ducat')} to the bank."
 
 
+# What a payment is for (engine.events.PaidFor). A game stored before the codes holds
+# the words themselves, shown as they are.
+PAID_FOR = {
+    "knights_on_forest": "knights on forest",
+    "knight_on_forest": "a knight on forest",
+    "renegade_knights_on_forest": "renegade knights on forest",
+    "alliance_break": "breaking an alliance",
+}
+
+
 def _paid(e: Event, who: _Who) -> str:
     treasure = ", ".join(map(str, e.get("treasure") or []))
     how = f" (Treasure {treasure} and {e['ducats']} ducats)" if treasure else ""
-    return f"{who()} pays {plural(e['amount'], 'ducat')}{how} for {e['for']}."
+    purpose = PAID_FOR.get(e["for"], e["for"])
+    return f"{who()} pays {plural(e['amount'], 'ducat')}{how} for {purpose}."
 
 
 def _placed(e: Event, who: _Who) -> str:

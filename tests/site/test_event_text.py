@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
 from engine.ai import RandomPlayer
+from engine.events import PaidFor
 from engine.game import is_simultaneous, new_game, submit
 from engine.setup import Settings
-from games.show.event_text import SENTENCES, describe
+from games.show.event_text import PAID_FOR, SENTENCES, describe
 from games.show.words import card_text, phase_text
 
 NAMES = {"red": "Alice", "ochre": "Bob", "lilac": "Charlie"}
@@ -171,7 +173,7 @@ SAMPLES = {
             "amount": 10,
             "ducats": 0,
             "treasure": [10],
-            "for": "breaking an alliance",
+            "for": "alliance_break",
         },
         "Alice pays 10 ducats (Treasure 10 and 0 ducats) for breaking an alliance.",
     ),
@@ -249,6 +251,18 @@ SAMPLES = {
 def test_each_event_kind_has_its_sentence(kind):
     event, sentence = SAMPLES[kind]
     assert describe(event, NAMES) == sentence
+
+
+@pytest.mark.parametrize("purpose", get_args(PaidFor))
+def test_every_purpose_of_a_payment_is_stored_as_a_code_and_read_as_words(purpose):
+    paid = {**SAMPLES["paid"][0], "for": purpose}
+    line = describe(paid, NAMES)
+    assert purpose not in line and line.endswith(f"for {PAID_FOR[purpose]}.")
+
+
+def test_a_payment_stored_in_words_before_the_codes_reads_as_it_was():
+    paid = {**SAMPLES["paid"][0], "for": "breaking an alliance"}
+    assert describe(paid, NAMES) == SAMPLES["paid"][1]
 
 
 def test_the_creators_extension_and_a_short_pause_read_well():
