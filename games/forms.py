@@ -19,6 +19,8 @@ from django.conf import settings
 from django.contrib.auth.forms import BaseUserCreationForm
 from django.contrib.auth.models import User
 from django.db import models
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
 
 from games.models import COLOUR_CHOICES, MESSAGE_CHARS, Game, Profile, Seat
 from games.show.words import clean_text
@@ -40,6 +42,18 @@ def time_zone_field() -> forms.ChoiceField:
             "invalid_choice": "%(value)s is not a time zone; choose one from "
             "the list, e.g. Europe/Berlin."
         },
+    )
+
+
+def language_field() -> forms.ChoiceField:
+    """The language of the person's pages and emails; a new person's first guess is the
+    one their browser asks for (the page's own, `translation.get_language`)."""
+    return forms.ChoiceField(
+        choices=settings.LANGUAGES,
+        initial=translation.get_language,
+        required=False,  # a form sent without it keeps the language as it is
+        label=_("Language"),
+        help_text=_("Every page and every email of the site is written in this language."),
     )
 
 
@@ -85,8 +99,17 @@ class SignupForm(BaseUserCreationForm):
     email = forms.EmailField(help_text="For game news and for resetting your password.")
     display_name = forms.CharField(max_length=40, help_text="The name other players see.")
     time_zone = time_zone_field()
+    language = language_field()
 
-    field_order = ["username", "email", "display_name", "time_zone", "password1", "password2"]
+    field_order = [
+        "username",
+        "email",
+        "display_name",
+        "time_zone",
+        "language",
+        "password1",
+        "password2",
+    ]
 
     class Meta(BaseUserCreationForm.Meta):
         model = User
@@ -100,6 +123,10 @@ class SignupForm(BaseUserCreationForm):
 
     def clean_display_name(self) -> str:
         return cleaned_name(self, "display_name")
+
+    def clean_language(self) -> str:
+        """The language chosen, else the one the page was shown in."""
+        return self.cleaned_data.get("language") or translation.get_language()
 
     def save(self, commit: bool = True) -> User:
         """The user, its password hashed, inactive until the link emailed to the address
@@ -116,12 +143,14 @@ class SignupForm(BaseUserCreationForm):
         profile = user.profile
         profile.display_name = self.cleaned_data["display_name"]
         profile.time_zone = self.cleaned_data["time_zone"]
-        profile.save(update_fields=["display_name", "time_zone"])
+        profile.language = self.cleaned_data["language"]
+        profile.save(update_fields=["display_name", "time_zone", "language"])
 
 
 class ProfileForm(forms.ModelForm):
     email = forms.EmailField()
     time_zone = time_zone_field()
+    language = language_field()
     current_password = forms.CharField(
         required=False,
         strip=False,
@@ -129,11 +158,11 @@ class ProfileForm(forms.ModelForm):
         help_text="Needed to change the email.",
     )
 
-    field_order = ["display_name", "email", "time_zone", "current_password"]
+    field_order = ["display_name", "email", "time_zone", "language", "current_password"]
 
     class Meta:
         model = Profile
-        fields = ["display_name", "time_zone"]
+        fields = ["display_name", "time_zone", "language"]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -145,6 +174,10 @@ class ProfileForm(forms.ModelForm):
 
     def clean_display_name(self) -> str:
         return cleaned_name(self, "display_name")
+
+    def clean_language(self) -> str:
+        """The language chosen, else the person's as it was."""
+        return self.cleaned_data.get("language") or self.instance.language
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -162,11 +195,11 @@ class ProfileForm(forms.ModelForm):
         return email is not None and email.lower() != self.instance.user.email.lower()
 
     def save(self, commit: bool = True) -> Profile:
-        """The name and time zone; the email is the profile view's (a change waits for
-        the link mailed to the new address)."""
+        """The name, time zone and language; the email is the profile view's (a change
+        waits for the link mailed to the new address)."""
         profile: Profile = super().save(commit=False)
         if commit:
-            profile.save(update_fields=["display_name", "time_zone"])
+            profile.save(update_fields=["display_name", "time_zone", "language"])
         return profile
 
 

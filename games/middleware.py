@@ -14,9 +14,9 @@ from django.contrib import messages
 from django.contrib.sessions.backends.base import SessionBase
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import Resolver404, resolve, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
-from games.models import Game
+from games.models import Game, language_of
 
 # The session of a magic link: {"game": id, "phase": number}. A login with the password
 # removes it (games.signals).
@@ -28,6 +28,7 @@ OPEN_TO_SCOPED = frozenset(
         "logout",
         "login",
         "magic_link",
+        "set_language",
         "unsubscribe",
         "healthz",
         "password_reset",
@@ -87,6 +88,22 @@ class TimezoneMiddleware:
             timezone.activate(zoneinfo.ZoneInfo(profile.time_zone))
         else:
             timezone.deactivate()
+        return self.get_response(request)
+
+
+class LanguageMiddleware:
+    """A signed-in person reads every page in their own language (their profile's), on
+    every device; a visitor's comes from LocaleMiddleware (the switcher's cookie, else
+    Accept-Language). After AuthenticationMiddleware."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.user.is_authenticated:
+            language = language_of(request.user)
+            translation.activate(language)
+            request.LANGUAGE_CODE = language
         return self.get_response(request)
 
 

@@ -44,6 +44,11 @@ class Profile(models.Model):
     )
     display_name = models.CharField(max_length=40)
     time_zone = models.CharField(max_length=64, default="UTC", validators=[validate_time_zone])
+    # The language of every page and email the person reads (settings.LANGUAGES): first
+    # the browser's, at signup; then theirs to choose (preferences, the switcher).
+    language = models.CharField(
+        max_length=8, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
+    )
     # An address the person asked to change to, and when: `User.email` stays the one
     # proven until the link emailed here is opened (games.views.accounts), so that every
     # email, the inbound sender check and invitations trust proven addresses only.
@@ -52,6 +57,13 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return self.display_name
+
+
+def language_of(user: AbstractBaseUser | AnonymousUser | None) -> str:
+    """The language `user` reads the site and its emails in: their profile's, else the
+    site's (a person without a profile, or nobody: an address only)."""
+    profile = getattr(user, "profile", None) if user is not None else None
+    return profile.language if profile is not None else settings.LANGUAGE_CODE
 
 
 def new_invite_token() -> str:

@@ -47,6 +47,7 @@ urlpatterns = [
     ),
     path("accounts/email/<str:signed>/", accounts.email_confirm, name="email_confirm"),
     path("accounts/profile/", accounts.profile, name="profile"),
+    path("language/", accounts.set_language, name="set_language"),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),

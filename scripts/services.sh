@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Make sure the services the test suite needs are installed and answering:
-# PostgreSQL (with the role and database the tests use), Redis and Chromium.
+# PostgreSQL (with the role and database the tests use), Redis, Chromium and GNU gettext.
 #
 # Idempotent: installs only what is missing (apt-get, as root), starts only what does
 # not answer, creates only what does not exist. Without root it changes nothing it
@@ -34,6 +34,8 @@ missing_packages() {
     command -v redis-server >/dev/null && command -v redis-cli >/dev/null \
         || missing+=(redis-server)
     [ -x "$CHROMIUM" ] || missing+=(chromium)
+    # GNU gettext: the catalogues' test extracts the messages again (makemessages).
+    command -v xgettext >/dev/null && command -v msgmerge >/dev/null || missing+=(gettext)
     echo "${missing[@]}"
 }
 

@@ -30,7 +30,8 @@ from django.utils.http import (
     urlsafe_base64_decode,
     urlsafe_base64_encode,
 )
-from django.views.decorators.http import require_http_methods
+from django.views import i18n
+from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.decorators import ratelimit
 
 from games import signals
@@ -356,3 +357,19 @@ class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
         response = super().form_valid(form)
         axes_reset(ip=get_client_ip_address(self.request), username=form.user.get_username())
         return response
+
+
+# --- the language ----------------------------------------------------------------------------
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """The switcher on every page: Django's `set_language` (the cookie a visitor's pages
+    follow, and back to `next`), and for a signed-in person their preference too, which
+    their pages on every device and their emails follow. A language the site does not
+    speak changes nothing."""
+    response = i18n.set_language(request)
+    language = request.POST.get("language", "")
+    if request.user.is_authenticated and language in dict(settings.LANGUAGES):
+        Profile.objects.filter(user=request.user).update(language=language)
+    return response
