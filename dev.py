@@ -381,7 +381,23 @@ def cmd_bench(extra: list[str]) -> None:
     run(str(PYTHON), "-m", "bench", *extra)
 
 
-COMMANDS = {"run": cmd_run, "test": cmd_test, "bench": cmd_bench}
+def cmd_messages(extra: list[str]) -> None:
+    """The German and Italian catalogues after a change to the words: extract the messages
+    again into locale/*/django.po (new ones untranslated, to be translated there), then
+    compile what the site reads (django.mo, committed). Needs GNU gettext (installed by
+    scripts/services.sh)."""
+    if shutil.which("xgettext") is None or shutil.which("msgfmt") is None:
+        sys.exit("GNU gettext is missing: install it (apt-get install gettext), then again.")
+    languages = [arg for code in MESSAGE_LANGUAGES for arg in ("-l", code)]
+    ignored = ["-i", ".venv", "-i", "var", "-i", "bench", "-i", "tests"]
+    os.environ["DJANGO_SETTINGS_MODULE"] = "lowenherz_site.test_settings"  # no secrets needed
+    manage("makemessages", *languages, *ignored, "--no-obsolete", *extra)
+    manage("compilemessages", *languages, *ignored)
+
+
+MESSAGE_LANGUAGES = ("de", "it")  # settings.LANGUAGES but English, the messages' own
+
+COMMANDS = {"run": cmd_run, "test": cmd_test, "bench": cmd_bench, "messages": cmd_messages}
 
 
 def main() -> None:
