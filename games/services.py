@@ -534,7 +534,7 @@ class Refused(TypedDict):
     kind: Literal["refused"]
     to: str
     move: str
-    reason: ReasonJson  # a code and its values: worded when read (games.event_text)
+    reason: ReasonJson  # a code and its values: worded when read (games.show.event_text)
     turn: int
 
 
