@@ -7,7 +7,8 @@ fetches the page). A form is kept by its signature: its class and every attribut
 the form and of each field and widget that the drawing reads (labels, choices, widget
 attributes, initial values). Two forms with one signature draw the same markup, so a
 kept drawing never shows one viewer what another's form held: what differs between
-viewers (a hand's Treasure cards, the players one may write to) is in the signature.
+viewers (a hand's Treasure cards, the players one may write to) is in the signature, and
+so is the language it is drawn in (labels, choices and crispy's own words are translated).
 A bound form (input kept after a refusal, with its errors), or one given initial values
 (a message's draft), is drawn afresh every time: nobody's words are kept here.
 """
@@ -22,6 +23,7 @@ from crispy_forms.templatetags.crispy_forms_filters import as_crispy_form
 from crispy_forms.utils import TEMPLATE_PACK
 from django import forms, template
 from django.utils.safestring import SafeString
+from django.utils.translation import get_language
 
 register = template.Library()
 
@@ -74,6 +76,7 @@ def signature(form: forms.BaseForm) -> str | None:
         )
     return repr(
         (
+            get_language(),
             type(form).__qualname__,
             type(form).__module__,
             form.auto_id,

@@ -8,10 +8,16 @@
 
    A form being filled in is never replaced under the person: only the parts that hold
    no input ([data-live-part]) are swapped, and if the phase moved on a notice says so,
-   with a button to reload. No framework, no inline script or style (the site's CSP). */
+   with a button to reload. No framework, no inline script or style (the site's CSP).
+
+   The notice's words come from <body> in the reader's language (templates/base.html:
+   data-live-reload, data-live-moved with its "{sentence}", data-live-changed). */
 (function () {
   "use strict";
   var body = document.body;
+
+  // A word of the page's language, from <body>; the English one if the page has none.
+  function word(name, english) { return body.getAttribute(name) || english; }
 
   // The table talk lists the newest message last: show the end of it.
   function scrollChat() {
@@ -135,7 +141,7 @@
       button.type = "button";
       button.id = "live-reload";
       button.className = "btn btn-sm btn-warning";
-      button.textContent = "Reload";
+      button.textContent = word("data-live-reload", "Reload");
       button.addEventListener("click", function () { window.location.reload(); });
       box.appendChild(text);
       box.appendChild(button);
@@ -143,9 +149,11 @@
       var before = play && inRoot(play) ? play : root.firstChild;
       before.parentNode.insertBefore(box, before);
     }
-    var sentence = said ? said.textContent.trim().replace(/\.$/, "") : "something changed";
+    var sentence = said ? said.textContent.trim().replace(/\.$/, "")
+                        : word("data-live-changed", "something changed");
     box.querySelector("#live-notice-text").textContent =
-      "The game has moved on: " + sentence + "; reload to see it.";
+      word("data-live-moved", "The game has moved on: {sentence}; reload to see it.")
+        .replace("{sentence}", function () { return sentence; });
   }
 
   // The person is filling in a form: swap what holds no input, keep the forms (and the
