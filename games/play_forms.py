@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from django import forms
-from django.utils.translation import gettext, ngettext, pgettext
+from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from engine.board import Cell, Edge
@@ -462,7 +462,7 @@ class EndAllianceForm(PlayForm):
     kind, button = "end-alliance", _("End the alliance (10 ducats)")
     button_class = "btn-outline-danger"
     for_a_phase = False
-    alliance = forms.ChoiceField(label=_("Alliance"), choices=[])
+    alliance = forms.ChoiceField(label=pgettext_lazy("between two regions", "Alliance"), choices=[])
 
     def setup(self) -> None:
         self.choice_field("alliance").choices = [

@@ -378,10 +378,12 @@ def _meaning(outcome: services.Outcome, shown: Presentation) -> str:
         }
     else:
         said = gettext("Your submission: %(move)s.") % {"move": outcome.text}
-    if not outcome.ready:
+    if outcome.ready:
+        then = gettext("It is being applied.")
+    else:
         until = CHANGE_UNTIL.get(shown.game.phase_kind or "")
-        return f"{said} {until or gettext('You can change it until then.')}"
-    return f"{said} {gettext('It is being applied.')}"
+        then = str(until) if until is not None else gettext("You can change it until then.")
+    return f"{said} {then}"
 
 
 def _actions(move: Submission, shown: Presentation) -> list[str]:
