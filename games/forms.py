@@ -9,7 +9,7 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crispy_forms.bootstrap import InlineCheckboxes, InlineRadios
 from crispy_forms.helper import FormHelper
@@ -20,12 +20,34 @@ from django.contrib.auth.forms import BaseUserCreationForm
 from django.contrib.auth.models import User
 from django.db import models
 from django.utils import translation
+from django.utils.functional import lazy
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from games.models import COLOUR_CHOICES, MESSAGE_CHARS, Game, Profile, Seat
+from games.models import (
+    COLOUR_CHOICES,
+    COLOUR_LABELS,
+    MESSAGE_CHARS,
+    Game,
+    Profile,
+    Seat,
+    colour_word,
+)
 from games.show.words import clean_text
 
 MAX_DEADLINE_HOURS = 720  # 30 days: longer and a game is as good as abandoned
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+
+def _interpolate(message: StrOrPromise, values: dict[str, Any]) -> str:
+    return str(message) % values
+
+
+# A message with values known when the module loads (a limit), translated when shown:
+# `interpolated(_("At most %(n)s."), {"n": 5})`.
+interpolated = lazy(_interpolate, str)
 
 
 @cache
@@ -37,10 +59,12 @@ def time_zone_field() -> forms.ChoiceField:
     return forms.ChoiceField(
         choices=time_zone_choices,
         initial="UTC",
-        help_text="Every deadline is shown in this time zone.",
+        label=_("Time zone"),
+        help_text=_("Every deadline is shown in this time zone."),
         error_messages={
-            "invalid_choice": "%(value)s is not a time zone; choose one from "
-            "the list, e.g. Europe/Berlin."
+            "invalid_choice": _(
+                "%(value)s is not a time zone; choose one from the list, e.g. Europe/Berlin."
+            )
         },
     )
 
@@ -64,7 +88,9 @@ def game_choices(field_name: str) -> Sequence[tuple[Any, Any]]:
     return field.choices
 
 
-COLOUR_ERRORS = {"invalid_choice": "%(value)s is not a colour; choose red, ochre, lilac or grey."}
+COLOUR_ERRORS = {
+    "invalid_choice": _("%(value)s is not a colour; choose red, ochre, lilac or grey.")
+}
 
 
 def fields_only(*layout: Any) -> FormHelper:
@@ -82,7 +108,7 @@ def cleaned_name(form: forms.BaseForm, field: str) -> str:
     """A name others see in pages and email subjects: one plain line (games.show.words)."""
     name = clean_text(form.cleaned_data[field])
     if not name:
-        raise forms.ValidationError("Write a name with letters or digits.")
+        raise forms.ValidationError(gettext("Write a name with letters or digits."))
     return name
 
 
@@ -96,8 +122,12 @@ class SignupForm(BaseUserCreationForm):
     a guesser which accounts to try. The signup view checks the name and the email and
     answers the same page whatever it finds; only the email that follows differs."""
 
-    email = forms.EmailField(help_text="For game news and for resetting your password.")
-    display_name = forms.CharField(max_length=40, help_text="The name other players see.")
+    email = forms.EmailField(
+        label=_("Email"), help_text=_("For game news and for resetting your password.")
+    )
+    display_name = forms.CharField(
+        label=_("Display name"), max_length=40, help_text=_("The name other players see.")
+    )
     time_zone = time_zone_field()
     language = language_field()
 
@@ -148,14 +178,15 @@ class SignupForm(BaseUserCreationForm):
 
 
 class ProfileForm(forms.ModelForm):
-    email = forms.EmailField()
+    email = forms.EmailField(label=_("Email"))
     time_zone = time_zone_field()
     language = language_field()
     current_password = forms.CharField(
+        label=_("Current password"),
         required=False,
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
-        help_text="Needed to change the email.",
+        help_text=_("Needed to change the email."),
     )
 
     field_order = ["display_name", "email", "time_zone", "language", "current_password"]
@@ -163,6 +194,7 @@ class ProfileForm(forms.ModelForm):
     class Meta:
         model = Profile
         fields = ["display_name", "time_zone", "language"]
+        labels = {"display_name": _("Display name")}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -187,7 +219,9 @@ class ProfileForm(forms.ModelForm):
         if self.email_changes() and not self.instance.user.check_password(
             data.get("current_password") or ""
         ):
-            self.add_error("current_password", "Write your current password to change the email.")
+            self.add_error(
+                "current_password", gettext("Write your current password to change the email.")
+            )
         return data
 
     def email_changes(self) -> bool:
@@ -207,58 +241,65 @@ class CreateGameForm(forms.Form):
     """The settings of a new game; `cleaned_data` is the keyword arguments of
     `services.create_game` after the creator."""
 
-    name = forms.CharField(max_length=80)
+    name = forms.CharField(label=_("Name"), max_length=80)
     player_count = forms.TypedChoiceField(
-        label="Players",
+        label=_("Players"),
         coerce=int,
         initial=3,
         choices=[(n, n) for n in (2, 3, 4)],
-        error_messages={"invalid_choice": "A game has 2, 3 or 4 players."},
+        error_messages={"invalid_choice": _("A game has 2, 3 or 4 players.")},
     )
     setup = forms.ChoiceField(
+        label=_("Setup"),
         choices=game_choices("setup"),
         initial="variable",
         widget=forms.RadioSelect,
-        help_text="Basic: the board of the rules' first game (3 or 4 players).",
+        help_text=_("Basic: the board of the rules' first game (3 or 4 players)."),
     )
     decisions = forms.ChoiceField(
+        label=_("Decisions"),
         choices=game_choices("decisions"),
         initial="sealed",
         widget=forms.RadioSelect,
-        help_text="Sealed: everyone decides at once, revealed together.",
+        help_text=_("Sealed: everyone decides at once, revealed together."),
     )
     money = forms.ChoiceField(
-        choices=game_choices("money"), initial="hidden", widget=forms.RadioSelect
+        label=_("Money"), choices=game_choices("money"), initial="hidden", widget=forms.RadioSelect
     )
     deadline_hours = forms.IntegerField(
-        label="Phase deadline (hours)",
+        label=_("Phase deadline (hours)"),
         min_value=1,
         max_value=MAX_DEADLINE_HOURS,
         initial=settings.GAME_DEFAULT_DEADLINE_HOURS,
         error_messages={
-            "min_value": f"A phase deadline is 1 to {MAX_DEADLINE_HOURS} hours.",
-            "max_value": f"A phase deadline is 1 to {MAX_DEADLINE_HOURS} hours (30 days).",
+            "min_value": interpolated(
+                _("A phase deadline is 1 to %(hours)s hours."), {"hours": MAX_DEADLINE_HOURS}
+            ),
+            "max_value": interpolated(
+                _("A phase deadline is 1 to %(hours)s hours (30 days)."),
+                {"hours": MAX_DEADLINE_HOURS},
+            ),
         },
     )
     invite_only = forms.BooleanField(
         required=False,
-        label="Invite only",
-        help_text="Not listed in the lobby; players join with the link you share.",
+        label=_("Invite only"),
+        help_text=_("Not listed in the lobby; players join with the link you share."),
     )
     colour = forms.ChoiceField(
-        label="Your colour",
+        label=_("Your colour"),
         choices=COLOUR_CHOICES,
         initial="red",
         widget=forms.RadioSelect,
         error_messages=COLOUR_ERRORS,
     )
     computer_colours = forms.MultipleChoiceField(
-        label="Computer players",
+        label=_("Computer players"),
         required=False,
         choices=COLOUR_CHOICES,
         widget=forms.CheckboxSelectMultiple,
         error_messages=COLOUR_ERRORS,
-        help_text="Colours played by the computer; the other seats wait for people.",
+        help_text=_("Colours played by the computer; the other seats wait for people."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -284,17 +325,24 @@ class CreateGameForm(forms.Form):
         count, computers = data.get("player_count"), data.get("computer_colours") or []
         if data.get("setup") == "basic" and count == 2:
             self.add_error(
-                "setup", "The basic setup is for 3 or 4 players; choose the variable setup for 2."
+                "setup",
+                gettext("The basic setup is for 3 or 4 players; choose the variable setup for 2."),
             )
         if data.get("colour") in computers:
             self.add_error(
                 "computer_colours",
-                f"{data['colour'].title()} is your own colour; a computer cannot play it.",
+                gettext("%(colour)s is your own colour; a computer cannot play it.")
+                % {"colour": COLOUR_LABELS.get(data["colour"], data["colour"].title())},
             )
         if count is not None and len(computers) >= count:
             self.add_error(
                 "computer_colours",
-                f"At most {count - 1} of the {count} seats can be computers; one is yours.",
+                ngettext(
+                    "At most %(most)s of the %(count)s seats can be computers; one is yours.",
+                    "At most %(most)s of the %(count)s seats can be computers; one is yours.",
+                    count - 1,
+                )
+                % {"most": count - 1, "count": count},
             )
         return data
 
@@ -302,31 +350,33 @@ class CreateGameForm(forms.Form):
 class JoinForm(forms.Form):
     colour = forms.ChoiceField(
         error_messages={
-            "required": "Choose a colour.",
-            "invalid_choice": "%(value)s is not free in this game; choose another colour.",
-        }
+            "required": _("Choose a colour."),
+            "invalid_choice": _("%(value)s is not free in this game; choose another colour."),
+        },
+        label=_("Colour"),
     )
 
     def __init__(self, game: Game, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         colour = self.fields["colour"]
         assert isinstance(colour, forms.ChoiceField)
-        colour.choices = [(c, c.title()) for c in game.free_colours()]
+        colour.choices = [(c, COLOUR_LABELS[c]) for c in game.free_colours()]
 
 
 class MessageForm(forms.Form):
     """A message to the table (games.chat): to everyone, or to one other player."""
 
-    to = forms.ChoiceField(label="To", required=False)
+    to = forms.ChoiceField(label=_("To"), required=False)
     text = forms.CharField(
-        label="Message",
+        label=_("Message"),
         max_length=MESSAGE_CHARS,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 2, "maxlength": MESSAGE_CHARS}),
         error_messages={
-            "required": "Write a message first.",
-            "max_length": f"A message holds at most {MESSAGE_CHARS} characters "
-            "(this one has %(show_value)d).",
+            "required": _("Write a message first."),
+            "max_length": _(
+                "A message holds at most %(limit_value)d characters (this one has %(show_value)d)."
+            ),
         },
     )
 
@@ -334,12 +384,16 @@ class MessageForm(forms.Form):
         super().__init__(*args, **kwargs)
         to = self.fields["to"]
         assert isinstance(to, forms.ChoiceField)
-        to.choices = [("", "Everyone at the table")] + [
-            (s.colour, f"{s.display_name} ({s.colour}) only")
+        to.choices = [("", gettext("Everyone at the table"))] + [
+            (
+                s.colour,
+                gettext("%(name)s (%(colour)s) only")
+                % {"name": s.display_name, "colour": colour_word(s.colour)},
+            )
             for s in seats
             if s.pk != me.pk and s.is_person
         ]
-        to.error_messages["invalid_choice"] = (
+        to.error_messages["invalid_choice"] = gettext(
             "%(value)s is not a player you can write to; choose one from the list."
         )
         self.helper = fields_only("to", "text")

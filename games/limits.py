@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
 from django_ratelimit.core import get_usage
 
 
@@ -36,7 +37,19 @@ def spend(name: str, who: str) -> bool:
     return usage is None or not usage["should_limit"]
 
 
-PERIODS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
+# A limit in words, in the reader's language: per one period, and per several.
+PER_ONE = {
+    "s": _("%(count)s per second"),
+    "m": _("%(count)s per minute"),
+    "h": _("%(count)s per hour"),
+    "d": _("%(count)s per day"),
+}
+PER_SEVERAL = {
+    "s": _("%(count)s per %(times)s seconds"),
+    "m": _("%(count)s per %(times)s minutes"),
+    "h": _("%(count)s per %(times)s hours"),
+    "d": _("%(count)s per %(times)s days"),
+}
 
 
 def per_period(name: str) -> str:
@@ -46,5 +59,7 @@ def per_period(name: str) -> str:
     match = re.fullmatch(r"(\d*)([smhd])", period.strip().lower())
     if match is None:  # django-ratelimit would refuse it first
         return settings.RATE_LIMITS[name]
-    times, word = match.group(1), PERIODS[match.group(2)]
-    return f"{count} per {times} {word}s" if times not in ("", "1") else f"{count} per {word}"
+    times, unit = match.group(1), match.group(2)
+    if times in ("", "1"):
+        return str(PER_ONE[unit]) % {"count": count}
+    return str(PER_SEVERAL[unit]) % {"count": count, "times": times}

@@ -15,6 +15,7 @@ from django.contrib.sessions.backends.base import SessionBase
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from games.models import Game, language_of
 
@@ -151,11 +152,17 @@ def _allowed(request: HttpRequest, scope: dict[str, int]) -> bool:
 
 def _ask_for_password(request: HttpRequest, scope: dict[str, int]) -> HttpResponse:
     name = Game.objects.filter(pk=scope["game"]).values_list("name", flat=True).first()
-    messages.info(
-        request,
-        f"This link from an email signed you in for {name or 'one game'} "
-        "only; log in with your password for the rest.",
-    )
+    if name:
+        said = gettext(
+            "This link from an email signed you in for %(game)s only; "
+            "log in with your password for the rest."
+        ) % {"game": name}
+    else:
+        said = gettext(
+            "This link from an email signed you in for one game only; "
+            "log in with your password for the rest."
+        )
+    messages.info(request, said)
     target = (
         request.get_full_path()
         if request.method in {"GET", "HEAD"}

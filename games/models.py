@@ -18,6 +18,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max, OuterRef, Q, Subquery
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from engine.game import GameState
 from engine.position import COLOURS
@@ -30,7 +32,29 @@ if TYPE_CHECKING:
 
 _Row = TypeVar("_Row", bound=models.Model)
 
-COLOUR_CHOICES = [(c, c.title()) for c in COLOURS]
+# A colour's name as a label ("Red") and inside a sentence ("as red"); German writes a
+# player's colour with a capital in both (the rule book's "Rot und Lila").
+COLOUR_LABELS = {
+    "red": pgettext_lazy("colour", "Red"),
+    "ochre": pgettext_lazy("colour", "Ochre"),
+    "lilac": pgettext_lazy("colour", "Lilac"),
+    "grey": pgettext_lazy("colour", "Grey"),
+}
+COLOUR_WORDS = {
+    "red": pgettext_lazy("colour", "red"),
+    "ochre": pgettext_lazy("colour", "ochre"),
+    "lilac": pgettext_lazy("colour", "lilac"),
+    "grey": pgettext_lazy("colour", "grey"),
+}
+assert set(COLOUR_LABELS) == set(COLOURS) == set(COLOUR_WORDS)
+COLOUR_CHOICES = [(c, COLOUR_LABELS[c]) for c in COLOURS]
+
+
+def colour_word(colour: str) -> str:
+    """A colour as a sentence names it, in the active language ("red"; anything else as it
+    is)."""
+    word = COLOUR_WORDS.get(colour)
+    return str(word) if word is not None else colour
 
 
 def validate_time_zone(value: str) -> None:
@@ -80,10 +104,10 @@ def new_seed() -> int:
 
 class Game(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open", "Waiting for players"
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        CANCELLED = "cancelled", "Cancelled"  # by its creator, before it started
+        OPEN = "open", _("Waiting for players")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
+        CANCELLED = "cancelled", _("Cancelled")  # by its creator, before it started
 
     name = models.CharField(max_length=80)
     creator = models.ForeignKey(
@@ -91,20 +115,38 @@ class Game(models.Model):
     )
     player_count = models.PositiveSmallIntegerField()
     setup = models.CharField(
-        max_length=10, default="variable", choices=[("basic", "Basic"), ("variable", "Variable")]
+        max_length=10,
+        default="variable",
+        choices=[
+            ("basic", pgettext_lazy("setup", "Basic")),
+            ("variable", pgettext_lazy("setup", "Variable")),
+        ],
     )
     decisions = models.CharField(
-        max_length=10, default="sealed", choices=[("sealed", "Sealed"), ("open", "Open")]
+        max_length=10,
+        default="sealed",
+        choices=[
+            ("sealed", pgettext_lazy("decisions", "Sealed")),
+            ("open", pgettext_lazy("decisions", "Open")),
+        ],
     )
     money = models.CharField(
-        max_length=10, default="hidden", choices=[("hidden", "Hidden"), ("open", "Open")]
+        max_length=10,
+        default="hidden",
+        choices=[
+            ("hidden", pgettext_lazy("money", "Hidden")),
+            ("open", pgettext_lazy("money", "Open")),
+        ],
     )
     deadline_hours = models.PositiveIntegerField(default=48)
     # RULES 9 by email: what an absence does, and when a computer stands in.
     on_absence = models.CharField(
         max_length=10,
         default="extend",
-        choices=[("extend", "Extend deadlines"), ("pause", "Pause")],
+        choices=[
+            ("extend", _("Extend deadlines")),
+            ("pause", pgettext_lazy("on absence", "Pause")),
+        ],
     )
     paused = models.BooleanField(default=False)
     max_missed_deadlines = models.PositiveSmallIntegerField(default=3)
@@ -445,8 +487,8 @@ class Message(models.Model):
     objects = MessageQuerySet.as_manager()
 
     class Via(models.TextChoices):
-        WEB = "web", "the game page"
-        EMAIL = "email", "email"
+        WEB = "web", _("the game page")
+        EMAIL = "email", pgettext_lazy("sent by", "email")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="messages")
     sender = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="sent_messages")
@@ -471,15 +513,15 @@ class Message(models.Model):
 
 
 class EmailPreference(models.TextChoices):
-    EVERY = "every", "Every email"
-    DIGEST = "digest", "A daily digest of results (asks for moves always come at once)"
-    OFF = "off", "No email (unsubscribed)"
+    EVERY = "every", _("Every email")
+    DIGEST = "digest", _("A daily digest of results (asks for moves always come at once)")
+    OFF = "off", _("No email (unsubscribed)")
 
 
 class MessageEmails(models.TextChoices):
-    NEXT = "next", "In my next email of the game (or on their own after an hour)"
-    EACH = "each", "Each message at once, in an email of its own"
-    OFF = "off", "Not by email: I read them on the game page"
+    NEXT = "next", _("In my next email of the game (or on their own after an hour)")
+    EACH = "each", _("Each message at once, in an email of its own")
+    OFF = "off", _("Not by email: I read them on the game page")
 
 
 class Notifications(models.Model):

@@ -10,9 +10,11 @@ from the viewer's own view of the game.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from django import forms
+from django.utils.translation import gettext, ngettext, pgettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from engine.board import Cell, Edge
 from engine.errors import NotationError
@@ -46,7 +48,10 @@ from engine.notation import (
 from engine.view import View as EngineView
 from games.show.board_svg import WALL, default_kind
 from games.show.view_text import examples
-from games.show.words import action_text, card_name, plural
+from games.show.words import action_text, card_name
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
 
 View = Mapping[str, Any]  # the engine's view (engine.view.View), read by key
 CARD_NUMBERS = (1, 2, 3)
@@ -69,7 +74,7 @@ def _cells(text: str) -> list[Cell]:
 def _one_cell(text: str) -> Cell:
     cells = _cells(text)
     if len(cells) != 1:
-        raise forms.ValidationError("write one cell, like F7")
+        raise forms.ValidationError(gettext("write one cell, like F7"))
     return cells[0]
 
 
@@ -81,7 +86,7 @@ def _edges(text: str) -> list[Edge]:
 
 
 def cell_input(
-    label: str, single: bool, kind: str, required: bool = True, default: bool = False
+    label: StrOrPromise, single: bool, kind: str, required: bool = True, default: bool = False
 ) -> Any:
     """A text field the board's clicks fill (board.js): one cell, or several; the
     `default` field of a form receives clicks before any field is focused. `kind` says
@@ -116,10 +121,10 @@ def _treasure_values(v: View) -> list[int]:
 
 def add_treasure_field(form: forms.Form, v: View) -> None:
     """Checkboxes for the viewer's Treasure cards, if they hold any."""
-    choices = [(str(t), f"Treasure {t}") for t in _treasure_values(v)]
+    choices = [(str(t), card_name(f"treasure {t}")) for t in _treasure_values(v)]
     if choices:
         form.fields["treasure"] = forms.MultipleChoiceField(
-            label="Treasure cards to spend",
+            label=_("Treasure cards to spend"),
             required=False,
             choices=choices,
             widget=forms.CheckboxSelectMultiple,
@@ -138,7 +143,7 @@ class PlayForm(forms.Form):
     renders it with `templates/games/_form.html` (ids `<kind>-form`, `<kind>-submit`)."""
 
     kind: ClassVar[str] = ""
-    button: ClassVar[str] = "Submit"
+    button: ClassVar[StrOrPromise] = _("Submit")
     button_class: ClassVar[str] = "btn-primary"
     # The page writes the phase the form is made for in a hidden `phase` field, so that
     # a form from a phase gone by is refused (services.submit); not read by the form.
@@ -170,7 +175,7 @@ class PlayForm(forms.Form):
         """Adjust fields to the view (labels, choices)."""
 
     def button_label(self) -> str:
-        return self.button
+        return str(self.button)
 
     def choice_field(self, name: str) -> forms.ChoiceField:
         """A field whose choices come from the view (declared as a ChoiceField)."""
@@ -191,9 +196,9 @@ class PlayForm(forms.Form):
 
 
 class PlacementForm(PlayForm):
-    kind, button = "place", "Place castle and knight"
-    castle = cell_input("Castle", single=True, kind="castle", default=True)
-    knight = cell_input("Knight (next to the castle)", single=True, kind="knight")
+    kind, button = "place", _("Place castle and knight")
+    castle = cell_input(_("Castle"), single=True, kind="castle", default=True)
+    knight = cell_input(_("Knight (next to the castle)"), single=True, kind="knight")
 
     def clean_castle(self) -> Cell:
         return _one_cell(self.cleaned_data["castle"])
@@ -208,30 +213,30 @@ class PlacementForm(PlayForm):
 class DecisionForm(PlayForm):
     """One or two decision cards; optionally an Alliance or Renegade with one of them."""
 
-    kind, button = "decide", "Decide"
+    kind, button = "decide", _("Decide")
     cards = forms.TypedMultipleChoiceField(
-        label="Decision cards",
+        label=_("Decision cards"),
         coerce=int,
         widget=forms.CheckboxSelectMultiple,
         choices=[(n, str(n)) for n in CARD_NUMBERS],
     )
-    politics = forms.ChoiceField(label="Play a politics card", required=False, choices=[])
+    politics = forms.ChoiceField(label=_("Play a politics card"), required=False, choices=[])
     politics_with = forms.TypedChoiceField(
-        label="…with decision card",
+        label=_("…with decision card"),
         coerce=int,
         required=False,
         empty_value=None,
-        choices=[("", "the first chosen"), *[(n, str(n)) for n in CARD_NUMBERS]],
+        choices=[("", _("the first chosen")), *[(n, str(n)) for n in CARD_NUMBERS]],
     )
     # The engine lists no targets for politics cards: no cell is highlighted for these.
     first = cell_input(
-        "Alliance: your region's castle · Renegade: the knight to remove",
+        _("Alliance: your region's castle · Renegade: the knight to remove"),
         single=True,
         kind="politics",
         required=False,
     )
     second = cell_input(
-        "Alliance: the other region's castle · Renegade: the cell for your knight",
+        _("Alliance: the other region's castle · Renegade: the cell for your knight"),
         single=True,
         kind="politics",
         required=False,
@@ -244,18 +249,23 @@ class DecisionForm(PlayForm):
                 (n, f"{n}: {action_text(card[n - 1])}") for n in CARD_NUMBERS
             ]
         count = self.ask.get("cards", 1)
-        self.fields["cards"].help_text = f"Choose {count} card{'s' if count > 1 else ''}."
+        self.fields["cards"].help_text = ngettext(
+            "Choose %(count)s card.", "Choose %(count)s cards.", count
+        ) % {"count": count}
         held = self.ask.get("politics") or []
         if not held:
             for name in ("politics", "politics_with", "first", "second"):
                 del self.fields[name]
             return
-        self.choice_field("politics").choices = [("", "none"), *[(c, c.title()) for c in held]]
+        self.choice_field("politics").choices = [
+            ("", pgettext("no politics card", "none")),
+            *[(c, card_name(c)) for c in held],
+        ]
 
     def clean_cards(self) -> list[int]:
         cards = self.cleaned_data["cards"]
         if len(cards) > 2:
-            raise forms.ValidationError("choose one decision card or two")
+            raise forms.ValidationError(gettext("choose one decision card or two"))
         return cards
 
     def clean(self) -> dict[str, Any]:
@@ -266,7 +276,7 @@ class DecisionForm(PlayForm):
             with_card = data.get("politics_with")
             if with_card is not None and with_card not in (data.get("cards") or ()):
                 raise forms.ValidationError(
-                    "the politics card goes with one of the decision cards you choose"
+                    gettext("the politics card goes with one of the decision cards you choose")
                 )
         return data
 
@@ -289,8 +299,8 @@ class DecisionForm(PlayForm):
 
 
 class OfferForm(PlayForm):
-    kind, button = "offer", "Make the offer"
-    ducats = forms.IntegerField(label="Ducats you pay to act alone", min_value=0)
+    kind, button = "offer", _("Make the offer")
+    ducats = forms.IntegerField(label=_("Ducats you pay to act alone"), min_value=0)
 
     def setup(self) -> None:
         if "max_offer" in self.ask:
@@ -301,26 +311,30 @@ class OfferForm(PlayForm):
 
 
 class AcceptForm(PlayForm):
-    kind, button, button_class = "accept", "Accept the offer", "btn-success"
+    kind, button, button_class = "accept", _("Accept the offer"), "btn-success"
 
     def button_label(self) -> str:
         offer = self.ask.get("offer")
-        return f"Accept {plural(offer[1], 'ducat')}" if offer else self.button
+        if not offer:
+            return str(self.button)
+        return ngettext("Accept %(count)s ducat", "Accept %(count)s ducats", offer[1]) % {
+            "count": offer[1]
+        }
 
     def submission(self) -> Submission:
         return Accept()
 
 
 class BreakOffForm(PlayForm):
-    kind, button, button_class = "break-off", "Break off (duel)", "btn-outline-danger"
+    kind, button, button_class = "break-off", _("Break off (duel)"), "btn-outline-danger"
 
     def submission(self) -> Submission:
         return BreakOff()
 
 
 class BidForm(PlayForm):
-    kind, button = "bid", "Bid (sealed)"
-    ducats = forms.IntegerField(label="Ducats", min_value=0, initial=0)
+    kind, button = "bid", _("Bid (sealed)")
+    ducats = forms.IntegerField(label=_("Ducats"), min_value=0, initial=0)
 
     def setup(self) -> None:
         add_treasure_field(self, self.view)
@@ -332,10 +346,10 @@ class BidForm(PlayForm):
 
 
 class WallsForm(PlayForm):
-    kind, button = "walls", "Place walls"
+    kind, button = "walls", _("Place walls")
     walls = forms.CharField(
-        label="Walls, in the order placed",
-        help_text="Click edges on the board, or type them like F7/F8 G7/G8.",
+        label=_("Walls, in the order placed"),
+        help_text=_("Click edges on the board, or type them like F7/F8 G7/G8."),
         max_length=WALLS_MAX_CHARS,
         widget=forms.TextInput(
             attrs={
@@ -358,18 +372,20 @@ class WallsForm(PlayForm):
 class SwordsForm(PlayForm):
     """Knights and at most one expansion; the engine says how many the action allows."""
 
-    kind, button = "swords", "Place knights / expand"
-    knights = cell_input("New knights", single=False, kind="knight", required=False, default=True)
+    kind, button = "swords", _("Place knights / expand")
+    knights = cell_input(
+        _("New knights"), single=False, kind="knight", required=False, default=True
+    )
     expand = cell_input(
-        "Expansion: 1 or 2 cells, in order", single=False, kind="expansion", required=False
+        _("Expansion: 1 or 2 cells, in order"), single=False, kind="expansion", required=False
     )
     expand_from = cell_input(
-        "…of the region with the castle at (if you own several)",
+        _("…of the region with the castle at (if you own several)"),
         single=True,
         kind="region",
         required=False,
     )
-    expand_first = forms.BooleanField(label="Expand before placing knights", required=False)
+    expand_first = forms.BooleanField(label=_("Expand before placing knights"), required=False)
 
     def setup(self) -> None:
         add_treasure_field(self, self.view)
@@ -382,11 +398,11 @@ class SwordsForm(PlayForm):
         for name in ("knights", "expand"):
             data[name] = _cells(data.get(name) or "")
         if len(data["expand"]) > 2:
-            raise forms.ValidationError("an expansion takes 1 or 2 cells")
+            raise forms.ValidationError(gettext("an expansion takes 1 or 2 cells"))
         origin = data.get("expand_from")
         data["expand_from"] = _one_cell(origin) if origin else None
         if not data["knights"] and not data["expand"]:
-            raise forms.ValidationError("name a cell for a knight or an expansion")
+            raise forms.ValidationError(gettext("name a cell for a knight or an expansion"))
         return data
 
     def submission(self) -> Submission:
@@ -399,15 +415,20 @@ class SwordsForm(PlayForm):
 
 
 class PileForm(PlayForm):
-    kind, button = "pile", "Look through this pile"
+    kind, button = "pile", _("Look through this pile")
     pile = forms.TypedChoiceField(
-        label="Politics pile", coerce=int, widget=forms.RadioSelect, choices=[(1, "1"), (2, "2")]
+        label=_("Politics pile"), coerce=int, widget=forms.RadioSelect, choices=[(1, "1"), (2, "2")]
     )
 
     def setup(self) -> None:
         sizes = self.ask.get("piles") or self.view.get("politics_piles") or [0, 0]
         self.choice_field("pile").choices = [
-            (n, f"Pile {n} ({_plural_cards(size)})") for n, size in enumerate(sizes, start=1)
+            (
+                n,
+                ngettext("Pile %(pile)s (%(count)s card)", "Pile %(pile)s (%(count)s cards)", size)
+                % {"pile": n, "count": size},
+            )
+            for n, size in enumerate(sizes, start=1)
         ]
 
     def submission(self) -> Submission:
@@ -415,8 +436,8 @@ class PileForm(PlayForm):
 
 
 class TakeForm(PlayForm):
-    kind, button = "take", "Take this card"
-    card = forms.ChoiceField(label="Card", widget=forms.RadioSelect, choices=[])
+    kind, button = "take", _("Take this card")
+    card = forms.ChoiceField(label=_("Card"), widget=forms.RadioSelect, choices=[])
 
     def setup(self) -> None:
         cards = sorted(set(self.view.get("pile_cards") or []))
@@ -427,7 +448,8 @@ class TakeForm(PlayForm):
 
 
 class PassForm(PlayForm):
-    kind, button, button_class = "pass", "Pass (decline the action)", "btn-outline-secondary"
+    kind, button = "pass", _("Pass (decline the action)")
+    button_class = "btn-outline-secondary"
 
     def submission(self) -> Submission:
         return Pass()
@@ -437,16 +459,17 @@ class EndAllianceForm(PlayForm):
     """RULES 7.1 allows it at any time; the choices are the alliances of own castles.
     So it is made for no phase: an older page's form still ends the alliance."""
 
-    kind, button = "end-alliance", "End the alliance (10 ducats)"
+    kind, button = "end-alliance", _("End the alliance (10 ducats)")
     button_class = "btn-outline-danger"
     for_a_phase = False
-    alliance = forms.ChoiceField(label="Alliance", choices=[])
+    alliance = forms.ChoiceField(label=pgettext_lazy("between two regions", "Alliance"), choices=[])
 
     def setup(self) -> None:
         self.choice_field("alliance").choices = [
             (
                 f"{format_cell(own)} {format_cell(other)}",
-                f"your region at {format_cell(own)} with {format_cell(other)}",
+                gettext("your region at %(own)s with %(other)s")
+                % {"own": format_cell(own), "other": format_cell(other)},
             )
             for own, other in own_alliances(self.view)
         ]
@@ -460,9 +483,9 @@ class EndAllianceForm(PlayForm):
 class MoveTextForm(PlayForm):
     """The plain text fallback: any submission in the engine's notation."""
 
-    kind, button = "move", "Submit"
+    kind, button = "move", _("Submit")
     move = forms.CharField(
-        label="Move in notation",
+        label=_("Move in notation"),
         max_length=MAX_MOVE_CHARS,
         widget=forms.TextInput(
             attrs={"autocomplete": "off", "data-board-target": "any", "data-board-kind": "any"}
@@ -488,10 +511,6 @@ class MoveTextForm(PlayForm):
 
     def move_text(self) -> str:
         return self.cleaned_data["move"]
-
-
-def _plural_cards(count: int) -> str:
-    return f"{count} card" if count == 1 else f"{count} cards"
 
 
 def own_alliances(v: View) -> list[tuple[Cell, Cell]]:

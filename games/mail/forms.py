@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.core.validators import validate_email
 from django.utils import timezone
+from django.utils.functional import lazy
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from games.deadlines import MAX_ABSENCE
 from games.models import EmailPreference, MessageEmails, Notifications
@@ -22,6 +25,17 @@ DATETIME_FORMAT = "%Y-%m-%dT%H:%M"  # what <input type="datetime-local"> sends
 START_GRACE = timedelta(minutes=10)
 MINUTE = timedelta(minutes=1)
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
+
+def _interpolate(message: StrOrPromise, values: dict[str, Any]) -> str:
+    return str(message) % values
+
+
+# A help text with a limit in it, translated when shown.
+interpolated = lazy(_interpolate, str)
+
 
 def datetime_input() -> forms.DateTimeInput:
     return forms.DateTimeInput(attrs={"type": "datetime-local"}, format=DATETIME_FORMAT)
@@ -32,48 +46,58 @@ def parse_hours(text: str) -> list[int]:
     words = [w for w in re.split(r"[\s,;]+", text) if w]
     if not all(w.isascii() and w.isdigit() for w in words):
         raise forms.ValidationError(
-            "Write whole numbers of hours, separated by commas, like 24, 2."
+            gettext("Write whole numbers of hours, separated by commas, like 24, 2.")
         )
     hours = sorted({int(w) for w in words}, reverse=True)
     if any(not 1 <= h <= MAX_REMINDER_HOURS for h in hours):
         raise forms.ValidationError(
-            f"A reminder comes 1 to {MAX_REMINDER_HOURS} hours before a deadline."
+            gettext("A reminder comes 1 to %(hours)s hours before a deadline.")
+            % {"hours": MAX_REMINDER_HOURS}
         )
     if len(hours) > MAX_REMINDERS:
-        raise forms.ValidationError(f"At most {MAX_REMINDERS} reminders per deadline.")
+        raise forms.ValidationError(
+            ngettext(
+                "At most %(count)s reminder per deadline.",
+                "At most %(count)s reminders per deadline.",
+                MAX_REMINDERS,
+            )
+            % {"count": MAX_REMINDERS}
+        )
     return hours
 
 
 class NotificationsForm(forms.ModelForm):
     mode = forms.ChoiceField(
-        label="Email", choices=EmailPreference.choices, widget=forms.RadioSelect
+        label=_("Email"), choices=EmailPreference.choices, widget=forms.RadioSelect
     )
     messages = forms.ChoiceField(
-        label="Messages of the table",
+        label=_("Messages of the table"),
         choices=MessageEmails.choices,
         widget=forms.RadioSelect,
         required=False,
-        help_text="What the other players write to you or to everyone at the table.",
+        help_text=_("What the other players write to you or to everyone at the table."),
     )
     reminder_hours = forms.CharField(
-        label="Reminders (hours before a deadline)",
+        label=_("Reminders (hours before a deadline)"),
         required=False,
-        help_text="Like 24, 2. Empty: 24 and 2 hours before. Only when your move is missing.",
+        help_text=_("Like 24, 2. Empty: 24 and 2 hours before. Only when your move is missing."),
     )
     away_from = forms.DateTimeField(
-        label="Away from",
+        label=_("Away from"),
         required=False,
         widget=datetime_input(),
         input_formats=[DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%d"],
-        help_text="In your time zone. Empty: from now.",
+        help_text=_("In your time zone. Empty: from now."),
     )
     away_until = forms.DateTimeField(
-        label="Away until",
+        label=_("Away until"),
         required=False,
         widget=datetime_input(),
         input_formats=[DATETIME_FORMAT, "%Y-%m-%d %H:%M", "%Y-%m-%d"],
-        help_text="Your games pause or extend their deadlines while you are away, "
-        "as each game's settings say.",
+        help_text=_(
+            "Your games pause or extend their deadlines while you are away, "
+            "as each game's settings say."
+        ),
     )
 
     class Meta:
@@ -106,18 +130,20 @@ class NotificationsForm(forms.ModelForm):
         start, end = data.get("away_from"), data.get("away_until")
         now = timezone.now()
         if start and not self._start_allowed(start, now):
-            self.add_error("away_from", "An absence starts now or later, not in the past.")
+            self.add_error("away_from", gettext("An absence starts now or later, not in the past."))
         if start and not end:
-            self.add_error("away_until", "Say until when you are away.")
+            self.add_error("away_until", gettext("Say until when you are away."))
         elif end and end <= now:
-            self.add_error("away_until", "The end of an absence is in the future.")
+            self.add_error("away_until", gettext("The end of an absence is in the future."))
         elif end and start and end <= start:
-            self.add_error("away_until", "The end of an absence comes after its start.")
+            self.add_error("away_until", gettext("The end of an absence comes after its start."))
         elif end and end > now + MAX_ABSENCE:
             # The sweeper counts deadlines from the return: a date centuries away is a
             # typing error, and a game waits a year at most.
             self.add_error(
-                "away_until", f"An absence ends within {MAX_ABSENCE.days} days from now."
+                "away_until",
+                gettext("An absence ends within %(days)s days from now.")
+                % {"days": MAX_ABSENCE.days},
             )
         elif end and not start:
             data["away_from"] = now  # "until Friday" means from now on
@@ -139,22 +165,28 @@ def _within(moment: datetime | None, now: datetime) -> datetime | None:
 
 class InviteByEmailForm(forms.Form):
     addresses = forms.CharField(
-        label="Email addresses",
+        label=_("Email addresses"),
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text=f"Up to {MAX_ADDRESSES}, separated by commas or new lines.",
+        help_text=interpolated(
+            _("Up to %(count)s, separated by commas or new lines."), {"count": MAX_ADDRESSES}
+        ),
     )
 
     def clean_addresses(self) -> list[str]:
         words = [w for w in re.split(r"[\s,;]+", self.cleaned_data["addresses"]) if w]
         if not words:
-            raise forms.ValidationError("Write at least one email address.")
+            raise forms.ValidationError(gettext("Write at least one email address."))
         if len(words) > MAX_ADDRESSES:
-            raise forms.ValidationError(f"At most {MAX_ADDRESSES} addresses at a time.")
+            raise forms.ValidationError(
+                gettext("At most %(count)s addresses at a time.") % {"count": MAX_ADDRESSES}
+            )
         for word in words:
             try:
                 validate_email(word)
             except forms.ValidationError:
-                raise forms.ValidationError(f"{word} is not an email address.") from None
+                raise forms.ValidationError(
+                    gettext("%(address)s is not an email address.") % {"address": word}
+                ) from None
         unique: dict[str, str] = {}
         for word in words:
             unique.setdefault(word.lower(), word)

@@ -15,6 +15,8 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
@@ -27,13 +29,16 @@ from games.show.words import sentence
 from games.visibility import visible_game
 
 LINK_PROBLEMS = {
-    "tampered": "This link is not valid: it may have been cut short or changed on its way "
-    "from the email.",
-    "used": "This link has been used already: a link from an email signs you in once.",
-    "expired": "This link has expired: a link from an email works for a few days only.",
-    "stale": "This link was for an earlier phase of the game, and the game has moved on "
-    "since: there may be something new to do.",
-    "inactive": "This account is disabled.",
+    "tampered": _(
+        "This link is not valid: it may have been cut short or changed on its way from the email."
+    ),
+    "used": _("This link has been used already: a link from an email signs you in once."),
+    "expired": _("This link has expired: a link from an email works for a few days only."),
+    "stale": _(
+        "This link was for an earlier phase of the game, and the game has moved on "
+        "since: there may be something new to do."
+    ),
+    "inactive": _("This account is disabled."),
 }
 INVITATIONS_PER_GAME = 50  # enough to fill any game; more is spam
 MAGIC_SESSION_HOURS = 6  # a magic link's session: long enough to think over one move
@@ -147,7 +152,7 @@ def preferences(request: HttpRequest) -> HttpResponse:
     )
     if form.is_valid():
         form.save()
-        messages.success(request, "Your email preferences are saved.")
+        messages.success(request, gettext("Your email preferences are saved."))
         return redirect("email_preferences")
     return render(request, "mail/preferences.html", {"form": form})
 
@@ -161,9 +166,9 @@ def invite_by_email(request: HttpRequest, game_id: int) -> HttpResponse:
     assert request.user.is_authenticated  # login_required
     game = visible_game(request, Game.objects.all(), pk=game_id)  # private: 404 to others
     if game.seat_for(request.user) is None:
-        raise PermissionDenied("Only the players of a game invite others to it.")
+        raise PermissionDenied(gettext("Only the players of a game invite others to it."))
     if game.status != Game.Status.OPEN:
-        messages.error(request, "This game has started; its seats are taken.")
+        messages.error(request, gettext("This game has started; its seats are taken."))
         return redirect("game", game.pk)
     form = InviteByEmailForm(request.POST if request.method == "POST" else None)
     if form.is_valid():
@@ -174,9 +179,10 @@ def invite_by_email(request: HttpRequest, game_id: int) -> HttpResponse:
         else:
             messages.success(
                 request,
-                f"Invitations are on their way to {', '.join(invited)}."
+                gettext("Invitations are on their way to %(addresses)s.")
+                % {"addresses": ", ".join(invited)}
                 if invited
-                else "Everyone on the list was invited already.",
+                else gettext("Everyone on the list was invited already."),
             )
             return redirect("invite", game.invite_token)
     return render(request, "mail/invite_by_email.html", {"form": form, "game": game})
@@ -190,7 +196,9 @@ def invite(game: Game, addresses: list[str], inviter: User) -> list[str]:
     known |= {e.lower() for e in game.seats.values_list("user__email", flat=True) if e}
     new = [a for a in addresses if a.lower() not in known]
     if earlier.count() + len(new) > INVITATIONS_PER_GAME:
-        raise ValueError(f"a game sends at most {INVITATIONS_PER_GAME} invitations")
+        raise ValueError(
+            gettext("a game sends at most %(count)s invitations") % {"count": INVITATIONS_PER_GAME}
+        )
     for done, address in enumerate(new):
         if not spend("invitation", f"user:{inviter.pk}"):
             raise ValueError(over_the_daily_invitations(new[:done], new[done:]))
@@ -199,12 +207,25 @@ def invite(game: Game, addresses: list[str], inviter: User) -> list[str]:
 
 
 def over_the_daily_invitations(sent: list[str], unsent: list[str]) -> str:
+    values = {
+        "limit": per_period("invitation"),
+        "unsent": ", ".join(unsent),
+        "sent": ", ".join(sent),
+    }
+    if sent:
+        return (
+            gettext(
+                "you have sent as many invitations as one person may (%(limit)s); "
+                "not sent to %(unsent)s (sent to %(sent)s); try again later"
+            )
+            % values
+        )
     return (
-        f"you have sent as many invitations as one person may "
-        f"({per_period('invitation')}); "
-        f"not sent to {', '.join(unsent)}"
-        + (f" (sent to {', '.join(sent)})" if sent else "")
-        + "; try again later"
+        gettext(
+            "you have sent as many invitations as one person may (%(limit)s); "
+            "not sent to %(unsent)s; try again later"
+        )
+        % values
     )
 
 
@@ -245,8 +266,8 @@ def mute_game(request: HttpRequest, game_id: int) -> HttpResponse:
         return render(request, "mail/mute.html", {"game": game, "done": True, "muted": muted})
     messages.success(
         request,
-        "This game's emails are muted: only its final scores will come."
+        gettext("This game's emails are muted: only its final scores will come.")
         if muted
-        else "This game's emails come again.",
+        else gettext("This game's emails come again."),
     )
     return redirect("game", game.pk)

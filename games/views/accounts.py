@@ -30,6 +30,8 @@ from django.utils.http import (
     urlsafe_base64_decode,
     urlsafe_base64_encode,
 )
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views import i18n
 from django.views.decorators.http import require_http_methods, require_POST
 from django_ratelimit.decorators import ratelimit
@@ -137,7 +139,7 @@ def signup_confirm(request: HttpRequest, uidb64: str, token: str) -> HttpRespons
     user.is_active = True
     user.save(update_fields=["is_active"])
     login(request, user, backend=MODEL_BACKEND)
-    messages.success(request, "Welcome! Create a game or join one.")
+    messages.success(request, gettext("Welcome! Create a game or join one."))
     return redirect(safe_next(request) or "lobby")
 
 
@@ -167,11 +169,13 @@ def profile(request: HttpRequest) -> HttpResponse:
             ask_email_change(user, new_email)
             messages.info(
                 request,
-                f"A link is on its way to {new_email}: your email changes "
-                "once you open it, signed in as now. Until then it stays "
-                f"{user.email}, which was told.",
+                gettext(
+                    "A link is on its way to %(new)s: your email changes once you open it, "
+                    "signed in as now. Until then it stays %(old)s, which was told."
+                )
+                % {"new": new_email, "old": user.email},
             )
-        messages.success(request, "Your profile is saved.")
+        messages.success(request, gettext("Your profile is saved."))
         # A redirect, so the next page is already shown in the new time zone.
         return redirect("profile")
     return render(request, "registration/profile.html", _profile_context(form))
@@ -189,10 +193,10 @@ def _profile_context(form: ProfileForm) -> dict[str, object]:
 
 
 def over_the_email_changes() -> str:
-    return (
-        "You have asked to change your email as often as one may "
-        f"({per_period('email_change')}); nothing was changed or sent. Try again later."
-    )
+    return gettext(
+        "You have asked to change your email as often as one may (%(limit)s); "
+        "nothing was changed or sent. Try again later."
+    ) % {"limit": per_period("email_change")}
 
 
 # --- changing the email: it takes effect once proven from the new address -------------------
@@ -205,12 +209,16 @@ def over_the_email_changes() -> str:
 
 EMAIL_CHANGE_SALT = "lowenherz.email-change"
 EMAIL_LINK_PROBLEMS = {
-    "invalid": "This link is not valid, or it was used or replaced already: the email "
-    "changes with the newest link asked for, once.",
-    "expired": "This link has expired: ask for the change again on your profile.",
-    "other_account": "This link is for another account: log out, and log in as the "
-    "account that asked for the change.",
-    "taken": "Another account has this email address now; your email was not changed.",
+    "invalid": _(
+        "This link is not valid, or it was used or replaced already: the email "
+        "changes with the newest link asked for, once."
+    ),
+    "expired": _("This link has expired: ask for the change again on your profile."),
+    "other_account": _(
+        "This link is for another account: log out, and log in as the "
+        "account that asked for the change."
+    ),
+    "taken": _("Another account has this email address now; your email was not changed."),
 }
 
 
@@ -294,7 +302,7 @@ def email_confirm(request: HttpRequest, signed: str) -> HttpResponse:
         )
     if request.method != "POST":
         return render(request, "registration/email_confirm.html", {"new_email": new_email})
-    messages.success(request, f"Your email is now {new_email}.")
+    messages.success(request, gettext("Your email is now %(email)s.") % {"email": new_email})
     return redirect("profile")
 
 

@@ -19,6 +19,8 @@ from django.db.models.functions import RowNumber
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from engine.notation import format_move
 from engine.replay import Result, record_to_json
@@ -40,22 +42,23 @@ DATE = forms.DateInput(attrs={"type": "date", "class": "form-control"})
 
 class ArchiveFilter(forms.Form):
     player = forms.CharField(
+        label=_("Player"),
         required=False,
         max_length=40,
         widget=forms.TextInput(
-            attrs={"class": "form-control", "placeholder": "user or display name"}
+            attrs={"class": "form-control", "placeholder": _("user or display name")}
         ),
     )
     players = forms.TypedChoiceField(
         required=False,
         coerce=int,
         empty_value=None,
-        label="Number of players",
-        choices=[("", "Any"), (2, "2"), (3, "3"), (4, "4")],
+        label=_("Number of players"),
+        choices=[("", pgettext_lazy("number of players", "Any")), (2, "2"), (3, "3"), (4, "4")],
         widget=forms.Select(attrs={"class": "form-select"}),
     )
-    finished_from = forms.DateField(required=False, label="Finished from", widget=DATE)
-    finished_to = forms.DateField(required=False, label="Finished until", widget=DATE)
+    finished_from = forms.DateField(required=False, label=_("Finished from"), widget=DATE)
+    finished_to = forms.DateField(required=False, label=_("Finished until"), widget=DATE)
 
     def apply(self, games: QuerySet[Game]) -> QuerySet[Game]:
         """The games that pass every filter given; a field with a bad value is ignored

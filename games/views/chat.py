@@ -9,11 +9,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from games import chat, services
 from games.forms import MessageForm
-from games.models import MESSAGE_CHARS, Game
+from games.models import MESSAGE_CHARS, Game, colour_word
 from games.show.words import sentence
 from games.visibility import visible_game
 
@@ -30,7 +31,9 @@ def say(request: HttpRequest, game_id: int) -> HttpResponse:
     game = visible_game(request, Game.objects.prefetch_related("seats__user__profile"), pk=game_id)
     me = game.seat_for(request.user)
     if me is None:
-        messages.error(request, "Not sent: only the players of a game can write to its table.")
+        messages.error(
+            request, gettext("Not sent: only the players of a game can write to its table.")
+        )
         return _back(game)
     form = MessageForm(list(game.seats.all()), me, request.POST)
     try:
@@ -40,7 +43,7 @@ def say(request: HttpRequest, game_id: int) -> HttpResponse:
             )
         chat.post(game.pk, request.user.pk, form.cleaned_data["text"], form.cleaned_data["to"])
     except services.GameError as error:
-        messages.error(request, f"Not sent: {sentence(error)}")
+        messages.error(request, gettext("Not sent: %(reason)s") % {"reason": sentence(error)})
         request.session[DRAFT] = {
             "game": game.pk,
             "to": request.POST.get("to", "")[:12],
@@ -66,13 +69,17 @@ def mute_player(request: HttpRequest, game_id: int) -> HttpResponse:
     colour = request.POST.get("colour", "")[:12]
     muted = request.POST.get("muted") == "on"
     if me is None:
-        messages.error(request, "Only the players of a game can mute one another.")
+        messages.error(request, gettext("Only the players of a game can mute one another."))
         return _back(game)
     try:
         chat.set_player_muted(me, colour, muted)
     except services.GameError as error:
-        messages.error(request, f"Not done: {sentence(error)}")
+        messages.error(request, gettext("Not done: %(reason)s") % {"reason": sentence(error)})
         return _back(game)
-    said = "You no longer read" if muted else "You read again"
-    messages.success(request, f"{said} the messages of {colour}.")
+    said = (
+        gettext("You no longer read the messages of %(colour)s.")
+        if muted
+        else gettext("You read again the messages of %(colour)s.")
+    )
+    messages.success(request, said % {"colour": colour_word(colour)})
     return _back(game)

@@ -14,9 +14,12 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.utils import formats, timezone
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from games import deadlines
+from games.forms import interpolated
 from games.models import Game
 from games.services import MAX_DEADLINE_HOURS, GameError
 from games.visibility import visible_game
@@ -24,14 +27,18 @@ from games.visibility import visible_game
 
 class ExtendDeadlineForm(forms.Form):
     hours = forms.IntegerField(
-        label="Extend the deadline by (hours)",
+        label=_("Extend the deadline by (hours)"),
         min_value=1,
         max_value=MAX_DEADLINE_HOURS,
         error_messages={
-            "min_value": f"Extend by 1 to {MAX_DEADLINE_HOURS} hours.",
-            "max_value": f"Extend by 1 to {MAX_DEADLINE_HOURS} hours.",
-            "required": "Say by how many hours.",
-            "invalid": "Say by how many hours, as a whole number.",
+            "min_value": interpolated(
+                _("Extend by 1 to %(hours)s hours."), {"hours": MAX_DEADLINE_HOURS}
+            ),
+            "max_value": interpolated(
+                _("Extend by 1 to %(hours)s hours."), {"hours": MAX_DEADLINE_HOURS}
+            ),
+            "required": _("Say by how many hours."),
+            "invalid": _("Say by how many hours, as a whole number."),
         },
     )
 
@@ -48,16 +55,20 @@ def extend_deadline(request: HttpRequest, game_id: int) -> HttpResponse:
     game = visible_game(request, Game.objects.all(), pk=game_id)
     form = ExtendDeadlineForm(request.POST)
     if not form.is_valid():
-        messages.error(request, f"Not extended: {form.errors['hours'][0]}")
+        messages.error(
+            request, gettext("Not extended: %(reason)s") % {"reason": form.errors["hours"][0]}
+        )
         return redirect("game", game_id=game.pk)
     try:
         game = deadlines.extend_deadline(game.pk, request.user, form.cleaned_data["hours"])
     except GameError as exc:
-        messages.error(request, f"Not extended: {exc}.")
+        messages.error(request, gettext("Not extended: %(reason)s.") % {"reason": exc})
     else:
         assert game.deadline is not None  # just extended
         messages.success(
-            request, f"The deadline is now {_when(game.deadline)}; the players are told by email."
+            request,
+            gettext("The deadline is now %(when)s; the players are told by email.")
+            % {"when": _when(game.deadline)},
         )
     return redirect("game", game_id=game.pk)
 
@@ -70,7 +81,9 @@ def take_seat_back(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
         deadlines.take_seat_back(game.pk, request.user)
     except GameError as exc:
-        messages.error(request, f"Not done: {exc}.")
+        messages.error(request, gettext("Not done: %(reason)s.") % {"reason": exc})
     else:
-        messages.success(request, "Your seat is yours again: the computer no longer plays it.")
+        messages.success(
+            request, gettext("Your seat is yours again: the computer no longer plays it.")
+        )
     return redirect("game", game_id=game.pk)

@@ -29,13 +29,14 @@ from django.db.models import (
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
 
 from engine.position import COLOURS
 from games import services
 from games.context_processors import Live
 from games.forms import CreateGameForm, JoinForm
-from games.models import Game, PendingSubmission, Seat, seat_name
+from games.models import Game, PendingSubmission, Seat, colour_word, seat_name
 from games.show.words import name_of, sentence
 from games.views.lists import (
     LISTED,
@@ -253,7 +254,11 @@ def join_game(request: HttpRequest, game_id: int) -> HttpResponse:
         services.join_game(game.pk, request.user, colour)
     except services.GameError as exc:
         return refuse_join(request, game, exc)
-    messages.success(request, f"You joined {game.name} as {colour}.")
+    messages.success(
+        request,
+        gettext("You joined %(game)s as %(colour)s.")
+        % {"game": game.name, "colour": colour_word(colour)},
+    )
     return redirect("game", game.pk)
 
 

@@ -19,6 +19,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.datastructures import MultiValueDict
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from engine.errors import IllegalMove, NotationError
@@ -47,7 +49,17 @@ from games.views.live import game_version
 from games.visibility import visible_game
 
 EVENTS_SHOWN = 50
-UNTIL = {"decision": "everyone has decided", "duel": "every bid is in"}
+# What a pending submission waits for, as the page's "(you can change it until …)" ends.
+UNTIL = {
+    "decision": pgettext_lazy("you can change it until", "everyone has decided"),
+    "duel": pgettext_lazy("you can change it until", "every bid is in"),
+}
+UNTIL_RESOLVED = pgettext_lazy("you can change it until", "the phase is resolved")
+# The same, as the message after a submission says it.
+CHANGE_UNTIL = {
+    "decision": _("You can change it until everyone has decided."),
+    "duel": _("You can change it until every bid is in."),
+}
 
 
 # --- loading -----------------------------------------------------------------------------------
@@ -148,7 +160,7 @@ def _play_context(
         "asked": asked(v, shown.names),
         "examples": examples(v),
         "pending": shown.my_pending(),
-        "pending_until": UNTIL.get(v["phase"]["kind"], "the phase is resolved"),
+        "pending_until": UNTIL.get(v["phase"]["kind"], UNTIL_RESOLVED),
         **_forms(shown.game, shown.seat, v, kept),
         # Newest first; as dicts, which the template reads without trying an index first.
         "log": [
@@ -289,7 +301,7 @@ def submit(request: HttpRequest, game_id: int) -> HttpResponse:
     shown = _load(request, game_id)
     game, seat = shown.game, shown.seat
     if seat is None:
-        messages.error(request, "You have no seat in this game.")
+        messages.error(request, gettext("You have no seat in this game."))
         return redirect("game", game_id=game.pk)
     phase_number = _phase_of(request.POST)
     try:
@@ -298,7 +310,7 @@ def submit(request: HttpRequest, game_id: int) -> HttpResponse:
     except services.PhaseGone as gone:  # the page it redirects to has the new phase's forms
         messages.error(request, str(gone))
     except (NotationError, IllegalMove, services.GameError, _FormProblem) as error:
-        messages.error(request, f"Not accepted: {error}")
+        messages.error(request, gettext("Not accepted: %(reason)s") % {"reason": error})
         _keep_input(request, game)
     else:
         messages.success(request, _meaning(outcome, shown))
@@ -322,12 +334,13 @@ def _submission(request: HttpRequest, shown: Presentation, phase_number: int) ->
         text = request.POST["move"]
         if len(text) > MAX_MOVE_CHARS:  # before reading: the form's limit, enforced here too
             raise _FormProblem(
-                f"a move is at most {MAX_MOVE_CHARS} characters, and this one has {len(text)}"
+                gettext("a move is at most %(most)s characters, and this one has %(count)s")
+                % {"most": MAX_MOVE_CHARS, "count": len(text)}
             )
         return parse_move(text)
     form = form_from_post(shown.view or {}, request.POST, "")
     if form is None:
-        raise _FormProblem("choose what to submit")
+        raise _FormProblem(gettext("choose what to submit"))
     if form.for_a_phase:
         # Said before the form's own checks, which judge it by the new phase's choices;
         # services.submit checks again under the game's row lock.
@@ -350,16 +363,32 @@ def _form_errors(form: PlayForm) -> list[str]:
 def _meaning(outcome: services.Outcome, shown: Presentation) -> str:
     """What the stored submission means, in words."""
     if isinstance(outcome.move, EndAlliance):
-        return f"Done: {outcome.text}."
-    said = f"Your submission: {outcome.text}{_explain(outcome.move, shown)}."
-    if not outcome.ready:
-        return f"{said} You can change it until {UNTIL.get(shown.game.phase_kind, 'then')}."
-    return f"{said} It is being applied."
+        return gettext("Done: %(move)s.") % {"move": outcome.text}
+    actions = _actions(outcome.move, shown)
+    if len(actions) == 2:
+        said = gettext("Your submission: %(move)s (%(first)s and %(second)s).") % {
+            "move": outcome.text,
+            "first": actions[0],
+            "second": actions[1],
+        }
+    elif len(actions) == 1:
+        said = gettext("Your submission: %(move)s (%(action)s).") % {
+            "move": outcome.text,
+            "action": actions[0],
+        }
+    else:
+        said = gettext("Your submission: %(move)s.") % {"move": outcome.text}
+    if outcome.ready:
+        then = gettext("It is being applied.")
+    else:
+        until = CHANGE_UNTIL.get(shown.game.phase_kind or "")
+        then = str(until) if until is not None else gettext("You can change it until then.")
+    return f"{said} {then}"
 
 
-def _explain(move: Submission, shown: Presentation) -> str:
+def _actions(move: Submission, shown: Presentation) -> list[str]:
+    """The actions a decision chose, in words (one or two); none for any other move."""
     if not isinstance(move, Decide) or shown.view is None:
-        return ""
+        return []
     card = (shown.view.get("card") or "").split()
-    actions = [action_text(card[n - 1]) for n in move.cards if n <= len(card)]
-    return f" ({' and '.join(actions)})" if actions else ""
+    return [action_text(card[n - 1]) for n in move.cards if n <= len(card)]
