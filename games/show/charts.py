@@ -6,6 +6,11 @@ from collections.abc import Callable
 from html import escape
 from itertools import cycle
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
+from games.show.words import colour_name
+
 COLOUR_HEX = {"red": "#b3261e", "ochre": "#c58a1b", "lilac": "#8e5bb5", "grey": "#6b6f75"}
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 44, 170, 14, 36  # margins around the plot: axis labels, legend
@@ -20,13 +25,17 @@ def power_chart(
     points: Points,
     colours: list[str],
     *,
-    x_label: str = "phase",
+    x_label: str | None = None,
     marker: int | None = None,
     labels: dict[str, str] | None = None,
 ) -> str:
     """A line per colour of its power at each x (a phase's index, or a turn), with axes
     and a legend naming each colour (or its player, from `labels`) with its last power;
-    `marker` draws a dashed line at that x (the step shown beside the chart)."""
+    `marker` draws a dashed line at that x (the step shown beside the chart); `x_label`
+    names the x axis ("phase" in the reader's language unless given)."""
+    if x_label is None:
+        x_label = pgettext("chart axis", "phase")
+    title = escape(_("Power of each player over the game"))
     xs = [x for x, _ in points] or [0]
     x_min, x_max = min(xs), max(xs)
     top = _nice_top(max((v for _, power in points for v in power.values()), default=0))
@@ -39,8 +48,8 @@ def power_chart(
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'class="power-chart" role="img" aria-label="Power of each player over the game">',
-        "<title>Power of each player over the game</title>",
+        f'class="power-chart" role="img" aria-label="{title}">',
+        f"<title>{title}</title>",
         *_axes(px, py, x_min, x_max, top, x_label),
     ]
     if marker is not None:
@@ -97,7 +106,8 @@ def _axes(px: Scale, py: Scale, x_min: int, x_max: int, top: int, x_label: str) 
     )
     parts.append(
         f'<text x="12" y="{(TOP + base) / 2:.1f}" text-anchor="middle" '
-        f'transform="rotate(-90 12 {(TOP + base) / 2:.1f})">power</text></g>'
+        f'transform="rotate(-90 12 {(TOP + base) / 2:.1f})">'
+        f"{escape(pgettext('chart axis', 'power'))}</text></g>"
     )
     return parts
 
@@ -108,7 +118,7 @@ def _legend(colours: list[str], points: Points, labels: dict[str, str]) -> list[
     for i, colour in enumerate(colours):
         y = TOP + 8 + i * 20
         value = f" {final[colour]}" if colour in final else ""
-        label = labels.get(colour, colour.title())
+        label = labels.get(colour) or colour_name(colour)
         if len(label) > LABEL_CHARS:
             label = label[: LABEL_CHARS - 1] + "…"
         parts.append(
