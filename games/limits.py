@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django_ratelimit.core import get_usage
 
 
@@ -36,15 +38,33 @@ def spend(name: str, who: str) -> bool:
     return usage is None or not usage["should_limit"]
 
 
-PERIODS = {"s": "second", "m": "minute", "h": "hour", "d": "day"}
-
-
 def per_period(name: str) -> str:
     """Limit `name` in words, for the people it stops: "30/d" → "30 per day", "5/10m" →
     "5 per 10 minutes"."""
-    count, _, period = settings.RATE_LIMITS[name].partition("/")
+    count, _slash, period = settings.RATE_LIMITS[name].partition("/")
     match = re.fullmatch(r"(\d*)([smhd])", period.strip().lower())
     if match is None:  # django-ratelimit would refuse it first
         return settings.RATE_LIMITS[name]
-    times, word = match.group(1), PERIODS[match.group(2)]
-    return f"{count} per {times} {word}s" if times not in ("", "1") else f"{count} per {word}"
+    times, unit = match.group(1), match.group(2)
+    if times in ("", "1"):
+        return _per_one(unit) % {"count": count}
+    return _per_many(unit, int(times)) % {"count": count, "times": int(times)}
+
+
+def _per_one(unit: str) -> str:
+    return {
+        "s": _("%(count)s per second"),
+        "m": _("%(count)s per minute"),
+        "h": _("%(count)s per hour"),
+        "d": _("%(count)s per day"),
+    }[unit]
+
+
+def _per_many(unit: str, times: int) -> str:
+    if unit == "s":
+        return ngettext("%(count)s per %(times)d second", "%(count)s per %(times)d seconds", times)
+    if unit == "m":
+        return ngettext("%(count)s per %(times)d minute", "%(count)s per %(times)d minutes", times)
+    if unit == "h":
+        return ngettext("%(count)s per %(times)d hour", "%(count)s per %(times)d hours", times)
+    return ngettext("%(count)s per %(times)d day", "%(count)s per %(times)d days", times)

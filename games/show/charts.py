@@ -38,7 +38,7 @@ def power_chart(
     title = escape(_("Power of each player over the game"))
     xs = [x for x, _ in points] or [0]
     x_min, x_max = min(xs), max(xs)
-    top = _nice_top(max((v for _, power in points for v in power.values()), default=0))
+    top = _nice_top(max((v for _x, power in points for v in power.values()), default=0))
 
     def px(x: float) -> float:
         return LEFT + (x - x_min) / ((x_max - x_min) or 1) * (WIDTH - LEFT - RIGHT)

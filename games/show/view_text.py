@@ -161,7 +161,7 @@ def asked(v: View, names: Names) -> list[str]:
         return _asked_negotiation(v, ask, action, names)
     if kind == "duel":
         treasure = ask.get("treasure") or []
-        words = {
+        bid: dict[str, Any] = {
             "action": action,
             "ducats": ask["max_ducats"],
             "treasure": ", ".join(map(str, treasure)),
@@ -183,15 +183,15 @@ def asked(v: View, names: Names) -> list[str]:
             )
         else:
             line = _("Make a sealed bid for %(action)s: up to %(ducats)s ducats.")
-        return [line % words]
+        return [line % bid]
     if kind == "perform":
         return _asked_perform(ask)
     if kind == "crown":
         cards = ", ".join(card_name(c) for c in v.get("pile_cards", []))
-        words = {"pile": ask["pile"], "cards": cards}
+        pile: dict[str, Any] = {"pile": ask["pile"], "cards": cards}
         if cards:
-            return [_("Take one card from politics pile %(pile)s: %(cards)s.") % words]
-        return [_("Take one card from politics pile %(pile)s: it is empty.") % words]
+            return [_("Take one card from politics pile %(pile)s: %(cards)s.") % pile]
+        return [_("Take one card from politics pile %(pile)s: it is empty.") % pile]
     return [phase_text(v["phase"], names)]
 
 
