@@ -86,6 +86,7 @@ def _tick_step(span: int) -> int:
 
 def _axes(px: Scale, py: Scale, x_min: int, x_max: int, top: int, x_label: str) -> list[str]:
     base, right = HEIGHT - BOTTOM, WIDTH - RIGHT
+    y_label = pgettext("chart axis", "power")
     parts = [
         f'<g class="axes" stroke="#333" stroke-width="1">'
         f'<line x1="{LEFT}" y1="{base}" x2="{right}" y2="{base}"/>'
@@ -107,7 +108,7 @@ def _axes(px: Scale, py: Scale, x_min: int, x_max: int, top: int, x_label: str) 
     parts.append(
         f'<text x="12" y="{(TOP + base) / 2:.1f}" text-anchor="middle" '
         f'transform="rotate(-90 12 {(TOP + base) / 2:.1f})">'
-        f"{escape(pgettext('chart axis', 'power'))}</text></g>"
+        f"{escape(y_label)}</text></g>"
     )
     return parts
 
