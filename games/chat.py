@@ -25,10 +25,12 @@ from django.db import transaction
 from django.db.models import Max, Prefetch, QuerySet, Subquery, prefetch_related_objects
 from django.db.models.functions import Coalesce
 from django.dispatch import Signal
+from django.utils.translation import gettext as _
 
 from games import limits
 from games.models import MESSAGE_CHARS, Game, Message, OutgoingEmail, Seat
 from games.services import GameError
+from games.show.words import colour_word
 
 # Sent inside the storing transaction: message (a Message), readers (the Seats of the
 # persons who may read it, the sender aside).
@@ -74,7 +76,7 @@ def post(
         sender, to_seat, text = _validated(game, seats, user_id, text, to_colour)
         if not limits.spend("message", str(user_id)):
             raise GameError(
-                "you have sent many messages in a short time: wait a while, then try again"
+                _("you have sent many messages in a short time: wait a while, then try again")
             )
         message = Message.objects.create(
             game=game,
@@ -102,10 +104,11 @@ def _validated(
     """The sender's seat, the seat written to (None: everyone) and the text as kept."""
     text = clean_message(text)
     if not text:
-        raise GameError("the message is empty")
+        raise GameError(_("the message is empty"))
     if len(text) > MESSAGE_CHARS:
         raise GameError(
-            f"a message holds at most {MESSAGE_CHARS} characters; this one has {len(text)}"
+            _("a message holds at most %(most)s characters; this one has %(count)s")
+            % {"most": MESSAGE_CHARS, "count": len(text)}
         )
     sender = next((s for s in seats if user_id is not None and s.user_id == user_id), None)
     to_seat = _check(game, seats, sender, to_colour)
@@ -116,18 +119,30 @@ def _validated(
 def _check(game: Game, seats: list[Seat], sender: Seat | None, to_colour: str) -> Seat | None:
     """The seat the message goes to (None: everyone); GameError if it may not go."""
     if sender is None or not sender.is_person:
-        raise GameError("only the players of a game can write to its table")
+        raise GameError(_("only the players of a game can write to its table"))
     if game.status not in OPEN_FOR_TALK:
-        raise GameError(f"the game is {game.get_status_display().lower()}: its table talk is over")
+        if game.status == Game.Status.FINISHED:
+            raise GameError(_("the game is finished: its table talk is over"))
+        if game.status == Game.Status.CANCELLED:
+            raise GameError(_("the game is cancelled: its table talk is over"))
+        raise GameError(
+            _("the game is %(status)s: its table talk is over")
+            % {"status": game.get_status_display().lower()}
+        )
     if not to_colour:
         return None
     to_seat = next((s for s in seats if s.colour == to_colour), None)
     if to_seat is None:
-        raise GameError(f"nobody plays {to_colour} in this game")
+        raise GameError(
+            _("nobody plays %(colour)s in this game") % {"colour": colour_word(to_colour)}
+        )
     if to_seat == sender:
-        raise GameError("that is your own colour: write to another player, or to everyone")
+        raise GameError(_("that is your own colour: write to another player, or to everyone"))
     if not to_seat.is_person:
-        raise GameError(f"{to_colour} is played by the computer, which reads no messages")
+        raise GameError(
+            _("%(colour)s is played by the computer, which reads no messages")
+            % {"colour": colour_word(to_colour)}
+        )
     return to_seat
 
 
@@ -235,7 +250,9 @@ def set_player_muted(seat: Seat, colour: str, muted: bool) -> None:
         locked = Seat.objects.select_for_update().get(pk=seat.pk)
         others = set(locked.game.seats.exclude(pk=seat.pk).values_list("colour", flat=True))
         if colour not in others:
-            raise GameError(f"nobody else plays {colour} in this game")
+            raise GameError(
+                _("nobody else plays %(colour)s in this game") % {"colour": colour_word(colour)}
+            )
         current = (
             [c for c in locked.muted_colours if c in others]
             if isinstance(locked.muted_colours, list)
@@ -251,12 +268,20 @@ def heading(message: Message, viewer: Seat | None) -> str:
     (the archive's viewer is None: never 'you')."""
 
     def named(seat: Seat) -> str:
-        return f"{seat.display_name} ({seat.colour})"
+        return f"{seat.display_name} ({colour_word(seat.colour)})"
 
     mine = viewer is not None and message.sender_id == viewer.pk
-    who = "You" if mine else named(message.sender)
     if message.to_seat is None:
-        return f"{who} to everyone"
+        if mine:
+            return _("You to everyone")
+        return _("%(sender)s to everyone") % {"sender": named(message.sender)}
     if viewer is not None and message.to_seat_id == viewer.pk:
-        return f"{who} to you only"
-    return f"{who} to {named(message.to_seat)} only"
+        if mine:
+            return _("You to you only")
+        return _("%(sender)s to you only") % {"sender": named(message.sender)}
+    if mine:
+        return _("You to %(reader)s only") % {"reader": named(message.to_seat)}
+    return _("%(sender)s to %(reader)s only") % {
+        "sender": named(message.sender),
+        "reader": named(message.to_seat),
+    }

@@ -43,6 +43,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from engine import game as engine
 from games import services
@@ -264,15 +265,17 @@ def _count_missed(game: Game, people: list[Seat], missing: set[int]) -> None:
 def extend_deadline(game_id: int, user: User, hours: int) -> Game:
     """The creator gives the current phase `hours` more (from now, if it has passed)."""
     if not 1 <= hours <= MAX_DEADLINE_HOURS:
-        raise GameError(f"a deadline is extended by 1 to {MAX_DEADLINE_HOURS} hours")
+        raise GameError(
+            _("a deadline is extended by 1 to %(most)s hours") % {"most": MAX_DEADLINE_HOURS}
+        )
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.creator_id != user.pk:
-            raise GameError("only the game's creator can extend its deadline")
+            raise GameError(_("only the game's creator can extend its deadline"))
         if game.status != Game.Status.RUNNING:
-            raise GameError("this game is not running")
+            raise GameError(_("this game is not running"))
         if game.deadline is None:
-            raise GameError("the game is paused: its deadline is set aside until it resumes")
+            raise GameError(_("the game is paused: its deadline is set aside until it resumes"))
         now = timezone.now()
         game.deadline = max(game.deadline, now) + timedelta(hours=hours)
         game.save(update_fields=["deadline"])
@@ -297,11 +300,11 @@ def take_seat_back(game_id: int, user: User) -> Seat:
         game = Game.objects.select_for_update().get(pk=game_id)
         seat = services.seat_of(game, user)
         if game.status != Game.Status.RUNNING:
-            raise GameError("this game is not running")
+            raise GameError(_("this game is not running"))
         if not seat.standin:
-            raise GameError("no computer is playing your seat")
+            raise GameError(_("no computer is playing your seat"))
         if seat.conceded:
-            raise GameError("you conceded this game: the computer plays your seat to the end")
+            raise GameError(_("you conceded this game: the computer plays your seat to the end"))
         seat.standin, seat.missed_deadlines = False, 0
         seat.save(update_fields=["standin", "missed_deadlines"])
         _note(game, "seat_taken_back", player=seat.colour)

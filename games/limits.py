@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from django.conf import settings
 from django.http import HttpRequest
-from django.utils.translation import gettext_lazy as _
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django_ratelimit.core import get_usage
 
 
@@ -37,29 +38,33 @@ def spend(name: str, who: str) -> bool:
     return usage is None or not usage["should_limit"]
 
 
-# A limit in words, in the reader's language: per one period, and per several.
-PER_ONE = {
-    "s": _("%(count)s per second"),
-    "m": _("%(count)s per minute"),
-    "h": _("%(count)s per hour"),
-    "d": _("%(count)s per day"),
-}
-PER_SEVERAL = {
-    "s": _("%(count)s per %(times)s seconds"),
-    "m": _("%(count)s per %(times)s minutes"),
-    "h": _("%(count)s per %(times)s hours"),
-    "d": _("%(count)s per %(times)s days"),
-}
-
-
 def per_period(name: str) -> str:
     """Limit `name` in words, for the people it stops: "30/d" → "30 per day", "5/10m" →
     "5 per 10 minutes"."""
-    count, _, period = settings.RATE_LIMITS[name].partition("/")
+    count, _slash, period = settings.RATE_LIMITS[name].partition("/")
     match = re.fullmatch(r"(\d*)([smhd])", period.strip().lower())
     if match is None:  # django-ratelimit would refuse it first
         return settings.RATE_LIMITS[name]
     times, unit = match.group(1), match.group(2)
     if times in ("", "1"):
-        return str(PER_ONE[unit]) % {"count": count}
-    return str(PER_SEVERAL[unit]) % {"count": count, "times": times}
+        return _per_one(unit) % {"count": count}
+    return _per_many(unit, int(times)) % {"count": count, "times": int(times)}
+
+
+def _per_one(unit: str) -> str:
+    return {
+        "s": _("%(count)s per second"),
+        "m": _("%(count)s per minute"),
+        "h": _("%(count)s per hour"),
+        "d": _("%(count)s per day"),
+    }[unit]
+
+
+def _per_many(unit: str, times: int) -> str:
+    if unit == "s":
+        return ngettext("%(count)s per %(times)d second", "%(count)s per %(times)d seconds", times)
+    if unit == "m":
+        return ngettext("%(count)s per %(times)d minute", "%(count)s per %(times)d minutes", times)
+    if unit == "h":
+        return ngettext("%(count)s per %(times)d hour", "%(count)s per %(times)d hours", times)
+    return ngettext("%(count)s per %(times)d day", "%(count)s per %(times)d days", times)

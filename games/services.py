@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import logging
 import traceback
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, TypedDict, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -26,6 +26,8 @@ from django.db import transaction
 from django.db.models import Exists, F, OuterRef, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from engine import game as engine
 from engine.ai import RandomPlayer
@@ -39,11 +41,12 @@ from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
 from games.models import Event as EventRow
 from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot
-from games.show.words import phase_label, phase_moved_on
+from games.show.words import colour_word, phase_label, phase_moved_on, reason_text
 
 logger = logging.getLogger(__name__)
 
 MAX_DEADLINE_HOURS = 720
+T = TypeVar("T")
 
 # Sent after the commit that makes them true, with the ids as keyword arguments.
 phase_ready = Signal()  # game_id, phase_number: every awaited submission is in
@@ -69,11 +72,20 @@ class MovesBroke(Exception):
     engine's exception is the `__cause__`."""
 
 
-PAUSED_FOR_REPAIR = (
+PAUSED_FOR_REPAIR = gettext_lazy(
     "this game is paused for repair: applying its moves failed, and the "
     "site's operators have been told; moves are taken again once it is "
     "repaired"
 )
+
+
+class Refusal(IllegalMove, GameError):
+    """The engine's refusal of a person's move (`IllegalMove`, its `reason` a code and
+    values), told in the reader's language: its message is worded when it is read
+    (games.show.words.reason_text), in the language active then."""
+
+    def __str__(self) -> str:
+        return reason_text(self.reason.code, self.reason.values)
 
 
 class PhaseGone(GameError):
@@ -115,7 +127,7 @@ def create_game(
     _check_options(player_count, setup, decisions, money, deadline_hours)
     _check_colours([colour, *computer_colours])
     if colour in computer_colours or len(computer_colours) >= player_count:
-        raise GameError("leave at least your own seat to a person")
+        raise GameError(_("leave at least your own seat to a person"))
     with transaction.atomic():
         game = Game.objects.create(
             name=name,
@@ -144,15 +156,18 @@ def _check_options(
     except ValueError as exc:
         raise GameError(str(exc)) from None
     if not 1 <= deadline_hours <= MAX_DEADLINE_HOURS:
-        raise GameError(f"a phase deadline is 1 to {MAX_DEADLINE_HOURS} hours")
+        raise GameError(_("a phase deadline is 1 to %(most)s hours") % {"most": MAX_DEADLINE_HOURS})
 
 
 def _check_colours(colours: list[str]) -> None:
     unknown = [c for c in colours if c not in COLOURS]
     if unknown:
-        raise GameError(f"{unknown[0]!r} is not a colour: choose {', '.join(COLOURS)}")
+        raise GameError(
+            _("%(colour)r is not a colour: choose %(colours)s")
+            % {"colour": unknown[0], "colours": ", ".join(colour_word(c) for c in COLOURS)}
+        )
     if len(set(colours)) != len(colours):
-        raise GameError("each seat needs a colour of its own")
+        raise GameError(_("each seat needs a colour of its own"))
 
 
 def join_game(game_id: int, user: User, colour: str) -> Game:
@@ -161,13 +176,15 @@ def join_game(game_id: int, user: User, colour: str) -> Game:
         game = Game.objects.select_for_update().get(pk=game_id)
         seats = list(game.seats.all())
         if game.status == Game.Status.CANCELLED:
-            raise GameError("this game was cancelled by its creator")
+            raise GameError(_("this game was cancelled by its creator"))
         if game.status != Game.Status.OPEN:
-            raise GameError("this game has already started")
+            raise GameError(_("this game has already started"))
         if any(s.user_id == user.pk for s in seats):
-            raise GameError("you already have a seat in this game")
+            raise GameError(_("you already have a seat in this game"))
         if any(s.colour == colour for s in seats):
-            raise GameError(f"{colour} is taken; choose another colour")
+            raise GameError(
+                _("%(colour)s is taken; choose another colour") % {"colour": colour_word(colour)}
+            )
         Seat.objects.create(
             game=game, colour=colour, user=user, position=max(s.position for s in seats) + 1
         )
@@ -192,11 +209,13 @@ def cancel_game(game_id: int, user: User) -> Game:
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.creator_id != user.pk:
-            raise GameError("only the game's creator can cancel it")
+            raise GameError(_("only the game's creator can cancel it"))
         if game.status != Game.Status.OPEN:
             raise GameError(
-                "only a game that has not started can be cancelled; "
-                "a player of a running game can concede instead"
+                _(
+                    "only a game that has not started can be cancelled; "
+                    "a player of a running game can concede instead"
+                )
             )
         game.status = Game.Status.CANCELLED
         game.save(update_fields=["status"])
@@ -208,9 +227,9 @@ def leave_game(game_id: int, user: User) -> Game:
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.status != Game.Status.OPEN:
-            raise GameError("the game has started: concede instead, and a computer plays on")
+            raise GameError(_("the game has started: concede instead, and a computer plays on"))
         if game.creator_id == user.pk:
-            raise GameError("you created this game: cancel it instead")
+            raise GameError(_("you created this game: cancel it instead"))
         seat = seat_of(game, user)
         seat.delete()
     return game
@@ -222,10 +241,10 @@ def concede(game_id: int, user: User) -> Seat:
     with transaction.atomic():
         game = Game.objects.select_for_update().get(pk=game_id)
         if game.status != Game.Status.RUNNING:
-            raise GameError("this game is not running")
+            raise GameError(_("this game is not running"))
         seat = seat_of(game, user)
         if seat.conceded:
-            raise GameError("you have conceded this game already")
+            raise GameError(_("you have conceded this game already"))
         seat.conceded, seat.standin = True, True
         seat.save(update_fields=["conceded", "standin"])
         note_event(game, "conceded", player=seat.colour)
@@ -265,7 +284,7 @@ def seat_of(game: Game, user: User) -> Seat:
     """The user's seat in the game (`Game.seat_for`); GameError if they hold none."""
     seat = game.seat_for(user)
     if seat is None:
-        raise GameError("you have no seat in this game")
+        raise GameError(_("you have no seat in this game"))
     return seat
 
 
@@ -298,12 +317,12 @@ def submit_move(
             if gone is not None:
                 raise gone
         if game.status != Game.Status.RUNNING:
-            raise GameError("this game is not running")
+            raise GameError(_("this game is not running"))
         if game.needs_repair:  # frozen as it broke, for its operators to look at
-            raise GameError(PAUSED_FOR_REPAIR)
+            raise GameError(str(PAUSED_FOR_REPAIR))
         state = game.engine_state
         if isinstance(move, EndAlliance):  # RULES 7.1: at any time, applied at once
-            new, log = engine.submit(state, seat.colour, move)
+            new, log = _refused_in_words(engine.submit, state, seat.colour, move)
             _store(
                 game,
                 new,
@@ -312,7 +331,7 @@ def submit_move(
                 new_phase=False,
             )
             return Outcome(move, ready=True)
-        engine.check(state, seat.colour, move)  # raises IllegalMove
+        _refused_in_words(engine.check, state, seat.colour, move)  # raises Refusal
         PendingSubmission.objects.update_or_create(
             seat=seat,
             phase_number=game.phase_number,
@@ -323,6 +342,15 @@ def submit_move(
             number = game.phase_number
             transaction.on_commit(lambda: _dispatch_resolve(game_id, number))
     return Outcome(move, ready=ready)
+
+
+def _refused_in_words(check: Callable[..., T], *args: Any) -> T:
+    """The engine's `check` or `submit`, its `IllegalMove` raised as a `Refusal` (an
+    IllegalMove and a GameError, told in the reader's language)."""
+    try:
+        return check(*args)
+    except IllegalMove as exc:
+        raise Refusal(exc.reason) from None
 
 
 def phase_problem(game: Game, phase_number: int) -> PhaseGone | None:
@@ -887,7 +915,7 @@ def _computers_play(game: Game, rows: Rows, fresh: bool) -> bool:
     """The computers' moves of the current phase (the row locked): stored if the phase
     still awaits a person, else the phase resolved (not announced). Whether it was.
     `fresh`: the phase began in this transaction, so nothing is stored for it yet."""
-    for _ in range(len(COLOURS) + 1):  # each ended alliance changes the state once
+    for _round in range(len(COLOURS) + 1):  # each ended alliance changes the state once
         state = game.engine_state
         pending = [] if fresh else _pending(game)
         if _is_ready(game, state, {p.seat.colour for p in pending}):
@@ -975,4 +1003,4 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
     return True
 
 
-__all__ = ["GameError", "IllegalMove", "MovesBroke", "Outcome", "Owed", "PhaseGone"]
+__all__ = ["GameError", "IllegalMove", "MovesBroke", "Outcome", "Owed", "PhaseGone", "Refusal"]

@@ -24,9 +24,13 @@ from functools import lru_cache
 from html import escape
 from typing import Any
 
+from django.utils.translation import get_language, pgettext_lazy
+from django.utils.translation import gettext as _
+
 from engine.board import column_name
 from engine.notation import format_cell, format_edge
 from engine.view import Ask, RegionView, View, ZoneView
+from games.show.words import colour_word
 
 CELL = 40  # pixels per cell
 MARGIN = 22  # room for the coordinates on the top and left rim
@@ -40,6 +44,13 @@ TERRAIN = {
     "F": ("forest", "#b5d19a"),
     "H": ("hill", "#d8bf97"),
     "T": ("town", "#e6dccb"),
+}
+TERRAIN_WORDS = {
+    "plain": pgettext_lazy("terrain", "plain"),
+    "forest": pgettext_lazy("terrain", "forest"),
+    "hill": pgettext_lazy("terrain", "hill"),
+    "town": pgettext_lazy("terrain", "town"),
+    "unknown": pgettext_lazy("terrain", "unknown"),
 }
 WALL_COLOUR = "#2b2118"
 ALLIANCE_COLOUR = "#d4a017"
@@ -66,7 +77,7 @@ def render_board(v: View, interactive: bool = False, element_id: str | None = No
     """The board of view `v` as one `<svg>` element, with the DOM id `element_id`."""
     rows: list[str] = v["board"]
     width, height = len(rows[0]), len(rows)
-    layout = _layout(tuple(rows))
+    layout = _layout(tuple(rows), get_language())
     parts = [_open_svg(width, height, interactive, element_id), _DEFS, layout.terrain]
     parts += _regions(v.get("regions", []))
     parts += _neutral_zones(v.get("neutral_zones", []))
@@ -110,8 +121,9 @@ class _Layout:
 
 
 @lru_cache(maxsize=LAYOUTS_KEPT)
-def _layout(rows: tuple[str, ...]) -> _Layout:
-    """Everything drawn from the terrain alone (the same for every viewer)."""
+def _layout(rows: tuple[str, ...], language: str | None) -> _Layout:
+    """Everything drawn from the terrain alone (the same for every viewer of one
+    `language`, the active one, which its titles are in)."""
     width, height = len(rows[0]), len(rows)
     return _Layout(
         terrain="\n".join(_terrain(list(rows))),
@@ -189,8 +201,12 @@ def _open_svg(width: int, height: int, interactive: bool, element_id: str | None
     return (
         f'<svg{ident} class="board-svg{kind}" xmlns="http://www.w3.org/2000/svg" '
         f'viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
-        f'aria-label="Game board, {width} by {height} cells">'
+        f'aria-label="{escape(_label(width, height))}">'
     )
+
+
+def _label(width: int, height: int) -> str:
+    return _("Game board, %(width)s by %(height)s cells") % {"width": width, "height": height}
 
 
 def _terrain(rows: list[str]) -> Iterator[str]:
@@ -267,7 +283,10 @@ def _alliances(alliances: list[list[list[int]]], regions: list[RegionView]) -> I
     cells_of = {_cell(r["castle"]): {_cell(c) for c in r["cells"]} for r in regions}
     for a, b in alliances:
         one, two = _cell(a), _cell(b)
-        label = escape(f"alliance of {format_cell(one)} and {format_cell(two)}")
+        label = escape(
+            _("alliance of %(one)s and %(other)s")
+            % {"one": format_cell(one), "other": format_cell(two)}
+        )
         edge = _shared_edge(cells_of.get(one, set()), cells_of.get(two, set()))
         yield _alliance_mark(edge, one, two, label)
 
@@ -299,7 +318,13 @@ def _alliance_mark(edge: tuple[Cell, Cell] | None, one: Cell, two: Cell, label: 
 def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
     for x, y, owner in pieces:
         cell, name = _cell((x, y)), escape(str(owner))
-        title = f"<title>{name} {kind} at {escape(format_cell(cell))}</title>"
+        words = {"colour": colour_word(str(owner)), "cell": format_cell(cell)}
+        said = (
+            _("%(colour)s castle at %(cell)s")
+            if kind == "castle"
+            else _("%(colour)s knight at %(cell)s")
+        ) % words
+        title = f"<title>{escape(said)}</title>"
         if kind == "castle":
             yield (
                 f'<use class="castle castle-{name}" href="#glyph-castle" x="{_left(cell[0])}" '
@@ -370,7 +395,7 @@ def _cell_targets(rows: list[str]) -> Iterator[tuple[Cell, tuple[str, str]]]:
     for y, row in enumerate(rows):
         for x, mark in enumerate(row):
             name = escape(format_cell((x, y)))
-            terrain = TERRAIN.get(mark, ("unknown", ""))[0]
+            terrain = escape(_terrain_word(TERRAIN.get(mark, ("unknown", ""))[0]))
             yield (
                 (x, y),
                 (
@@ -413,3 +438,7 @@ def _internal_edges(width: int, height: int) -> Iterator[tuple[Cell, Cell]]:
                 yield (x, y), (x + 1, y)
             if y + 1 < height:
                 yield (x, y), (x, y + 1)
+
+
+def _terrain_word(name: str) -> str:
+    return str(TERRAIN_WORDS.get(name, name))

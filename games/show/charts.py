@@ -6,6 +6,11 @@ from collections.abc import Callable
 from html import escape
 from itertools import cycle
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
+from games.show.words import colour_name
+
 COLOUR_HEX = {"red": "#b3261e", "ochre": "#c58a1b", "lilac": "#8e5bb5", "grey": "#6b6f75"}
 WIDTH, HEIGHT = 720, 260
 LEFT, RIGHT, TOP, BOTTOM = 44, 170, 14, 36  # margins around the plot: axis labels, legend
@@ -20,16 +25,20 @@ def power_chart(
     points: Points,
     colours: list[str],
     *,
-    x_label: str = "phase",
+    x_label: str | None = None,
     marker: int | None = None,
     labels: dict[str, str] | None = None,
 ) -> str:
     """A line per colour of its power at each x (a phase's index, or a turn), with axes
     and a legend naming each colour (or its player, from `labels`) with its last power;
-    `marker` draws a dashed line at that x (the step shown beside the chart)."""
+    `marker` draws a dashed line at that x (the step shown beside the chart); `x_label`
+    names the x axis ("phase" in the reader's language unless given)."""
+    if x_label is None:
+        x_label = pgettext("chart axis", "phase")
+    title = escape(_("Power of each player over the game"))
     xs = [x for x, _ in points] or [0]
     x_min, x_max = min(xs), max(xs)
-    top = _nice_top(max((v for _, power in points for v in power.values()), default=0))
+    top = _nice_top(max((v for _x, power in points for v in power.values()), default=0))
 
     def px(x: float) -> float:
         return LEFT + (x - x_min) / ((x_max - x_min) or 1) * (WIDTH - LEFT - RIGHT)
@@ -39,8 +48,8 @@ def power_chart(
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" '
-        f'class="power-chart" role="img" aria-label="Power of each player over the game">',
-        "<title>Power of each player over the game</title>",
+        f'class="power-chart" role="img" aria-label="{title}">',
+        f"<title>{title}</title>",
         *_axes(px, py, x_min, x_max, top, x_label),
     ]
     if marker is not None:
@@ -77,6 +86,7 @@ def _tick_step(span: int) -> int:
 
 def _axes(px: Scale, py: Scale, x_min: int, x_max: int, top: int, x_label: str) -> list[str]:
     base, right = HEIGHT - BOTTOM, WIDTH - RIGHT
+    y_label = pgettext("chart axis", "power")
     parts = [
         f'<g class="axes" stroke="#333" stroke-width="1">'
         f'<line x1="{LEFT}" y1="{base}" x2="{right}" y2="{base}"/>'
@@ -97,7 +107,8 @@ def _axes(px: Scale, py: Scale, x_min: int, x_max: int, top: int, x_label: str) 
     )
     parts.append(
         f'<text x="12" y="{(TOP + base) / 2:.1f}" text-anchor="middle" '
-        f'transform="rotate(-90 12 {(TOP + base) / 2:.1f})">power</text></g>'
+        f'transform="rotate(-90 12 {(TOP + base) / 2:.1f})">'
+        f"{escape(y_label)}</text></g>"
     )
     return parts
 
@@ -108,7 +119,7 @@ def _legend(colours: list[str], points: Points, labels: dict[str, str]) -> list[
     for i, colour in enumerate(colours):
         y = TOP + 8 + i * 20
         value = f" {final[colour]}" if colour in final else ""
-        label = labels.get(colour, colour.title())
+        label = labels.get(colour) or colour_name(colour)
         if len(label) > LABEL_CHARS:
             label = label[: LABEL_CHARS - 1] + "…"
         parts.append(

@@ -1,8 +1,10 @@
-"""One plain English sentence per engine event, for the game log, the archive and emails.
+"""One plain sentence per engine event, for the game log, the archive and emails, in the
+reader's language (the active one; English by default).
 
 `describe(event, names)` takes an event as the engine wrote it (cells as `[x, y]`
 lists) and `names` mapping colours to the players' display names. It only words
-what the event says.
+what the event says. Each sentence is one translatable message with named
+placeholders (ngettext where it counts), never glued from fragments.
 """
 
 from __future__ import annotations
@@ -11,7 +13,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from engine.reasons import sentence
+from django.utils import dateformat
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext, pgettext_lazy
+
+from games.show import words
 from games.show.words import (
     CARD_NAMES,
     action_text,
@@ -19,11 +26,12 @@ from games.show.words import (
     card_text,
     cell,
     choices_text,
+    colour_word,
+    ducats_text,
     edge,
+    join_and,
     name_of,
     names_list,
-    plural,
-    with_article,
 )
 
 Event = dict[str, Any]
@@ -31,7 +39,7 @@ Names = dict[str, str]
 
 
 def _points(value: Any) -> str:
-    return f"{int(value):+d} power"
+    return _("%(points)+d power") % {"points": int(value)}
 
 
 # --- the sentences ------------------------------------------------------------------------
@@ -60,13 +68,15 @@ class _Who:
     def __call__(self, key: str = "player") -> str:
         return name_of(self.event.get(key), self.names)
 
-    def addressee(self, possessive: bool = False) -> str:
-        """ "You" / "Your" to the reader a private event is for, else their name."""
+    def to_reader(self) -> bool:
+        """Whether the event is private to the reader: it says "You" / "Your" to them."""
         to = self.event.get("to")
-        if to and to == self.viewer:
-            return "Your" if possessive else "You"
-        name = name_of(to, self.names) if to else "A player"
-        return f"{name}'s" if possessive else name
+        return bool(to) and to == self.viewer
+
+    def addressee(self) -> str:
+        """The name of the player a private event is for (to any other reader)."""
+        to = self.event.get("to")
+        return name_of(to, self.names) if to else _("A player")
 
     def all(self, key: str = "players") -> str:
         return names_list(self.event.get(key) or (), self.names)
@@ -78,18 +88,18 @@ Sentence = Callable[[Event, _Who], str]
 def _reveal(e: Event, who: _Who) -> str:
     card = e["card"]
     if card in CARD_NAMES:
-        return f"The action card {CARD_NAMES[card]} is revealed."
-    return (
-        f"The action card {card} is revealed ({card_text(card)}); "
-        f"{who('start_player')} is the start player."
-    )
+        return _("The action card %(card)s is revealed.") % {"card": CARD_NAMES[card]}
+    return _(
+        "The action card %(card)s is revealed (%(actions)s); %(player)s is the start player."
+    ) % {"card": card, "actions": card_text(card), "player": who("start_player")}
 
 
 def _silver(e: Event, who: _Who) -> str:
-    return (
-        f"Silver mine: {who()} has {plural(e['hills'], 'hill')} in their regions "
-        f"and gains {_points(e['points'])}."
-    )
+    return ngettext(
+        "Silver mine: %(player)s has %(hills)d hill in their regions and gains %(points)s.",
+        "Silver mine: %(player)s has %(hills)d hills in their regions and gains %(points)s.",
+        e["hills"],
+    ) % {"player": who(), "hills": e["hills"], "points": _points(e["points"])}
 
 
 def _revealed(e: Event, who: _Who) -> str:
@@ -97,203 +107,399 @@ def _revealed(e: Event, who: _Who) -> str:
         f"{name_of(p, who.names)} {choices_text(c['cards'], c['politics'])}"
         for p, c in e["decisions"].items()
     ]
-    return "The decisions are revealed: " + "; ".join(parts) + "."
+    return _("The decisions are revealed: %(decisions)s.") % {"decisions": "; ".join(parts)}
 
 
 def _decision(e: Event, who: _Who) -> str:
-    return f"{who()} chooses {choices_text(e['cards'], e['politics'])}."
+    return _("%(player)s chooses %(cards)s.") % {
+        "player": who(),
+        "cards": choices_text(e["cards"], e["politics"]),
+    }
 
 
 def _politics_returned(e: Event, who: _Who) -> str:
-    return (
-        f"{who()}'s {str(e['card']).title()} card cannot be played and goes back to "
-        f"their hand: {reason_text(e['reason'])}."
-    )
+    return _(
+        "%(player)s's %(card)s card cannot be played and goes back to their hand: %(reason)s."
+    ) % {"player": who(), "card": card_name(str(e["card"])), "reason": reason_text(e["reason"])}
 
 
 def _alliance(e: Event, who: _Who) -> str:
     own, other = e["castles"]
-    return f"{who()} allies the region at {cell(own)} with the region at {cell(other)}."
+    return _("%(player)s allies the region at %(own)s with the region at %(other)s.") % {
+        "player": who(),
+        "own": cell(own),
+        "other": cell(other),
+    }
 
 
 def _alliance_broken(e: Event, who: _Who) -> str:
     one, two = e["castles"]
-    return f"{who()} ends the alliance of the regions at {cell(one)} and {cell(two)}."
+    return _("%(player)s ends the alliance of the regions at %(one)s and %(other)s.") % {
+        "player": who(),
+        "one": cell(one),
+        "other": cell(two),
+    }
 
 
 def _renegade(e: Event, who: _Who) -> str:
-    return (
-        f"{who()} plays a Renegade: {who('owner')}'s knight at {cell(e['removed'])} "
-        "goes back to its supply."
-    )
+    return _(
+        "%(player)s plays a Renegade: %(owner)s's knight at %(cell)s goes back to its supply."
+    ) % {"player": who(), "owner": who("owner"), "cell": cell(e["removed"])}
 
 
 def _knight(e: Event, who: _Who) -> str:
-    fee = f" (on forest, {e['fee']} ducats)" if e.get("fee") else ""
-    return f"{who()} places a knight at {cell(e['cell'])}{fee}."
+    words = {"player": who(), "cell": cell(e["cell"]), "fee": e.get("fee")}
+    if e.get("fee"):
+        return _("%(player)s places a knight at %(cell)s (on forest, %(fee)s ducats).") % words
+    return _("%(player)s places a knight at %(cell)s.") % words
 
 
 def _wall(e: Event, who: _Who) -> str:
-    return f"{who()} places a wall at {edge(e['wall'])}."
+    return _("%(player)s places a wall at %(wall)s.") % {"player": who(), "wall": edge(e["wall"])}
 
 
 def _founded(e: Event, who: _Who) -> str:
-    towns = f" with {plural(e['towns'], 'town')}" if e.get("towns") else ""
-    return (
-        f"{who('owner')} founds a region of {plural(e['size'], 'cell')}{towns} at "
-        f"{cell(e['castle'])}: {_points(e['points'])}."
-    )
+    words = {
+        "player": who("owner"),
+        "cells": _cells(e["size"]),
+        "towns": _towns(e.get("towns") or 0),
+        "castle": cell(e["castle"]),
+        "points": _points(e["points"]),
+    }
+    if e.get("towns"):
+        return (
+            _("%(player)s founds a region of %(cells)s with %(towns)s at %(castle)s: %(points)s.")
+            % words
+        )
+    return _("%(player)s founds a region of %(cells)s at %(castle)s: %(points)s.") % words
+
+
+def _cells(count: int) -> str:
+    return ngettext("%(count)d cell", "%(count)d cells", count) % {"count": count}
+
+
+def _towns(count: int) -> str:
+    return ngettext("%(count)d town", "%(count)d towns", count) % {"count": count}
 
 
 def _expanded(e: Event, who: _Who) -> str:
-    cells = " and ".join(cell(c) for c in e["cells"])
-    return f"{who()} expands the region at {cell(e['castle'])} by {cells}: {_points(e['points'])}."
+    return _("%(player)s expands the region at %(castle)s by %(cells)s: %(points)s.") % {
+        "player": who(),
+        "castle": cell(e["castle"]),
+        "cells": join_and([cell(c) for c in e["cells"]]),
+        "points": _points(e["points"]),
+    }
 
 
 def _lost(e: Event, who: _Who) -> str:
-    return (
-        f"{who()} loses {plural(e['cells'], 'cell')} of the region at "
-        f"{cell(e['castle'])}: {_points(e['points'])}."
-    )
+    return ngettext(
+        "%(player)s loses %(cells)d cell of the region at %(castle)s: %(points)s.",
+        "%(player)s loses %(cells)d cells of the region at %(castle)s: %(points)s.",
+        e["cells"],
+    ) % {
+        "player": who(),
+        "cells": e["cells"],
+        "castle": cell(e["castle"]),
+        "points": _points(e["points"]),
+    }
 
 
 def _severed(e: Event, who: _Who) -> str:
-    return (
-        f"A piece of {plural(e['size'], 'cell')} is cut off {who()}'s region at "
-        f"{cell(e['castle'])} and becomes a neutral zone: {_points(e['points'])}."
-    )
+    return ngettext(
+        "A piece of %(size)d cell is cut off %(player)s's region at %(castle)s and becomes "
+        "a neutral zone: %(points)s.",
+        "A piece of %(size)d cells is cut off %(player)s's region at %(castle)s and becomes "
+        "a neutral zone: %(points)s.",
+        e["size"],
+    ) % {
+        "player": who(),
+        "size": e["size"],
+        "castle": cell(e["castle"]),
+        "points": _points(e["points"]),
+    }
 
 
 def _money(e: Event, who: _Who) -> str:
-    verb = "takes" if len(e["players"]) == 1 else "take"
-    return f"{who.all()} {verb} {action_text(e['action'])}: {plural(e['each'], 'ducat')} each."
+    return ngettext(
+        "%(players)s takes %(action)s: %(each)s each.",
+        "%(players)s take %(action)s: %(each)s each.",
+        len(e["players"]),
+    ) % {"players": who.all(), "action": action_text(e["action"]), "each": ducats_text(e["each"])}
 
 
 def _negotiation(e: Event, who: _Who) -> str:
-    return f"{who.all()} both chose {action_text(e['action'])}: they negotiate."
+    return _("%(players)s both chose %(action)s: they negotiate.") % {
+        "players": who.all(),
+        "action": action_text(e["action"]),
+    }
 
 
 def _offer(e: Event, who: _Who) -> str:
-    return (
-        f"{who()} offers {who('other')} {plural(e['ducats'], 'ducat')} to perform the action alone."
-    )
+    return ngettext(
+        "%(player)s offers %(other)s %(ducats)d ducat to perform the action alone.",
+        "%(player)s offers %(other)s %(ducats)d ducats to perform the action alone.",
+        e["ducats"],
+    ) % {"player": who(), "other": who("other"), "ducats": e["ducats"]}
 
 
 def _accepted(e: Event, who: _Who) -> str:
-    return (
-        f"{who()} accepts {who('payer')}'s offer of {plural(e['ducats'], 'ducat')}; "
-        f"{who('payer')} acts alone."
-    )
+    return ngettext(
+        "%(player)s accepts %(payer)s's offer of %(ducats)d ducat; %(payer)s acts alone.",
+        "%(player)s accepts %(payer)s's offer of %(ducats)d ducats; %(payer)s acts alone.",
+        e["ducats"],
+    ) % {"player": who(), "payer": who("payer"), "ducats": e["ducats"]}
 
 
 def _duel(e: Event, who: _Who) -> str:
-    again = " again, after a tie" if e.get("round", 1) > 1 else ""
-    return f"{who.all()} make sealed bids{again} for {action_text(e['action'])}."
+    words = {"players": who.all(), "action": action_text(e["action"])}
+    if e.get("round", 1) > 1:
+        return _("%(players)s make sealed bids again, after a tie for %(action)s.") % words
+    return _("%(players)s make sealed bids for %(action)s.") % words
 
 
 def _bids(e: Event, who: _Who) -> str:
     parts = []
     for player, bid in e["bids"].items():
         treasure = ", ".join(map(str, bid.get("treasure") or []))
-        extra = f" ({bid['ducats']} ducats + Treasure {treasure})" if treasure else ""
-        parts.append(f"{name_of(player, who.names)} {bid['total']}{extra}")
-    return "The bids are revealed: " + "; ".join(parts) + "."
+        words = {
+            "player": name_of(player, who.names),
+            "total": bid["total"],
+            "ducats": bid["ducats"],
+            "treasure": treasure,
+        }
+        if treasure:
+            parts.append(
+                _("%(player)s %(total)s (%(ducats)s ducats + Treasure %(treasure)s)") % words
+            )
+        else:
+            parts.append(f"{words['player']} {words['total']}")
+    return _("The bids are revealed: %(bids)s.") % {"bids": "; ".join(parts)}
 
 
 def _duel_won(e: Event, who: _Who) -> str:
-    return f"{who()} wins the duel and pays {plural(e['paid'], 'ducat')} to the bank."
+    return ngettext(
+        "%(player)s wins the duel and pays %(paid)d ducat to the bank.",
+        "%(player)s wins the duel and pays %(paid)d ducats to the bank.",
+        e["paid"],
+    ) % {"player": who(), "paid": e["paid"]}
 
 
 # What a payment is for (engine.events.PaidFor). A game stored before the codes holds
 # the words themselves, shown as they are.
-PAID_FOR = {
-    "knights_on_forest": "knights on forest",
-    "knight_on_forest": "a knight on forest",
-    "renegade_knights_on_forest": "renegade knights on forest",
-    "alliance_break": "breaking an alliance",
+PAID_FOR: dict[str, str | Promise] = {
+    "knights_on_forest": pgettext_lazy("paid for", "knights on forest"),
+    "knight_on_forest": pgettext_lazy("paid for", "a knight on forest"),
+    "renegade_knights_on_forest": pgettext_lazy("paid for", "renegade knights on forest"),
+    "alliance_break": pgettext_lazy("paid for", "breaking an alliance"),
 }
 
 
 def _paid(e: Event, who: _Who) -> str:
     treasure = ", ".join(map(str, e.get("treasure") or []))
-    how = f" (Treasure {treasure} and {e['ducats']} ducats)" if treasure else ""
-    purpose = PAID_FOR.get(e["for"], e["for"])
-    return f"{who()} pays {plural(e['amount'], 'ducat')}{how} for {purpose}."
+    words = {
+        "player": who(),
+        "amount": e["amount"],
+        "treasure": treasure,
+        "ducats": e.get("ducats"),
+        "purpose": PAID_FOR.get(e["for"], e["for"]),
+    }
+    if treasure:
+        return (
+            ngettext(
+                "%(player)s pays %(amount)d ducat (Treasure %(treasure)s and %(ducats)s ducats) "
+                "for %(purpose)s.",
+                "%(player)s pays %(amount)d ducats (Treasure %(treasure)s and %(ducats)s ducats) "
+                "for %(purpose)s.",
+                e["amount"],
+            )
+            % words
+        )
+    return (
+        ngettext(
+            "%(player)s pays %(amount)d ducat for %(purpose)s.",
+            "%(player)s pays %(amount)d ducats for %(purpose)s.",
+            e["amount"],
+        )
+        % words
+    )
 
 
 def _placed(e: Event, who: _Who) -> str:
+    words = {
+        "player": who(),
+        "colour": colour_word(e["colour"]),
+        "castle": cell(e["castle"]),
+        "knight": cell(e["knight"]),
+    }
+    if str(e["colour"])[:1].lower() in tuple("aeiou"):
+        return (
+            _("%(player)s places an %(colour)s castle at %(castle)s and a knight at %(knight)s.")
+            % words
+        )
     return (
-        f"{who()} places {with_article(e['colour'])} castle at {cell(e['castle'])} and a "
-        f"knight at {cell(e['knight'])}."
+        _("%(player)s places a %(colour)s castle at %(castle)s and a knight at %(knight)s.") % words
     )
 
 
 def _game_over(e: Event, who: _Who) -> str:
     power = ", ".join(f"{name_of(p, who.names)} {v}" for p, v in (e.get("power") or {}).items())
-    verb = "wins" if len(e["winners"]) == 1 else "share the victory"
-    return f"The game is over: {who.all('winners')} {verb}. Power: {power}."
+    return ngettext(
+        "The game is over: %(winners)s wins. Power: %(power)s.",
+        "The game is over: %(winners)s share the victory. Power: %(power)s.",
+        len(e["winners"]),
+    ) % {"winners": who.all("winners"), "power": power}
 
 
 def _paused(e: Event, who: _Who) -> str:
-    left = _duration(int(e["remaining_seconds"]))
-    return (
-        f"The game is paused while {who.all()} {_be(e['players'])} away; "
-        f"{left} will be left for the phase when it resumes."
-    )
+    return ngettext(
+        "The game is paused while %(players)s is away; %(left)s will be left for the phase "
+        "when it resumes.",
+        "The game is paused while %(players)s are away; %(left)s will be left for the phase "
+        "when it resumes.",
+        len(e["players"]),
+    ) % {"players": who.all(), "left": _duration(int(e["remaining_seconds"]))}
 
 
 def _extended(e: Event, who: _Who) -> str:
     """By whom (the creator, or the absence of whom) and until when."""
     until = _until(e.get("deadline"))
     if e["reason"] == "creator":
-        creator = f"{who()}, the game's creator," if e.get("player") else "The game's creator"
+        words = {"player": who(), "hours": e["hours"], "until": until}
+        if e.get("player") and until:
+            text = ngettext(
+                "%(player)s, the game's creator, extends the deadline by %(hours)d hour, "
+                "until %(until)s.",
+                "%(player)s, the game's creator, extends the deadline by %(hours)d hours, "
+                "until %(until)s.",
+                e["hours"],
+            )
+        elif e.get("player"):
+            text = ngettext(
+                "%(player)s, the game's creator, extends the deadline by %(hours)d hour.",
+                "%(player)s, the game's creator, extends the deadline by %(hours)d hours.",
+                e["hours"],
+            )
+        elif until:
+            text = ngettext(
+                "The game's creator extends the deadline by %(hours)d hour, until %(until)s.",
+                "The game's creator extends the deadline by %(hours)d hours, until %(until)s.",
+                e["hours"],
+            )
+        else:
+            text = ngettext(
+                "The game's creator extends the deadline by %(hours)d hour.",
+                "The game's creator extends the deadline by %(hours)d hours.",
+                e["hours"],
+            )
+        return text % words
+    words = {"players": who.all(), "until": until}
+    away = len(e["players"])
+    if until:
         return (
-            f"{creator} extends the deadline by {plural(e['hours'], 'hour')}"
-            f"{', ' + until if until else ''}."
+            ngettext(
+                "The deadline is extended until %(until)s, while %(players)s is away.",
+                "The deadline is extended until %(until)s, while %(players)s are away.",
+                away,
+            )
+            % words
         )
-    away = f"while {who.all()} {_be(e['players'])} away"
-    return f"The deadline is extended {until + ', ' if until else ''}{away}."
+    return (
+        ngettext(
+            "The deadline is extended while %(players)s is away.",
+            "The deadline is extended while %(players)s are away.",
+            away,
+        )
+        % words
+    )
 
 
 def _until(deadline: Any) -> str:
-    """ "until Wed 2 Jan 2030, 10:00 UTC": in UTC, named, since a log line is the same for
+    """ "Wed 2 Jan 2030, 10:00 UTC": in UTC, named, since a log line is the same for
     every reader (the page shows the deadline in each reader's own zone)."""
     if not deadline:
         return ""
     moment = datetime.fromisoformat(str(deadline)).astimezone(UTC)
-    return f"until {moment:%a} {moment.day} {moment:%b %Y, %H:%M} UTC"
-
-
-def _be(players: list[str]) -> str:
-    return "is" if len(players) == 1 else "are"
+    return _("%(moment)s UTC") % {"moment": dateformat.format(moment, "D j M Y, H:i")}
 
 
 def _duration(seconds: int) -> str:
     """ "2 days and 3 hours", "5 hours", "40 minutes" (what a pause keeps of a phase)."""
     days, hours, minutes = seconds // 86400, seconds % 86400 // 3600, seconds % 3600 // 60
-    parts = [plural(n, unit) for n, unit in ((days, "day"), (hours, "hour")) if n]
-    return " and ".join(parts) or plural(minutes, "minute")
+    parts = []
+    if days:
+        parts.append(ngettext("%(count)d day", "%(count)d days", days) % {"count": days})
+    if hours:
+        parts.append(ngettext("%(count)d hour", "%(count)d hours", hours) % {"count": hours})
+    if not parts:
+        parts.append(
+            ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}
+        )
+    return join_and(parts)
 
 
 def reason_text(reason: Any) -> str:
-    """A stored refusal's reason in words: a code and its values (engine.reasons), or, in
-    an event stored before reasons were codes, the English sentence as it was written."""
+    """A stored refusal's reason in words, in the reader's language: a code and its values
+    (engine.reasons), or, in an event stored before reasons were codes, the English
+    sentence as it was written."""
     if isinstance(reason, dict):
-        return sentence(str(reason["code"]), reason.get("values") or {})
+        return words.reason_text(str(reason["code"]), reason.get("values") or {})
     return str(reason)
 
 
 def _refused(e: Event, who: _Who) -> str:
-    return (
-        f"{who.addressee(possessive=True)} submission '{e['move']}' could not be "
-        f"applied: {reason_text(e['reason'])}."
-    )
+    words = {"move": e["move"], "reason": reason_text(e["reason"])}
+    if who.to_reader():
+        return _("Your submission '%(move)s' could not be applied: %(reason)s.") % words
+    return _("%(player)s's submission '%(move)s' could not be applied: %(reason)s.") % {
+        **words,
+        "player": who.addressee(),
+    }
+
+
+def _card(e: Event, who: _Who) -> str:
+    card = card_name(e["card"])
+    if who.to_reader():
+        return _("You took the %(card)s card.") % {"card": card}
+    return _("%(player)s took the %(card)s card.") % {"player": who.addressee(), "card": card}
+
+
+def _turn_end(e: Event, who: _Who) -> str:
+    if "turn" in e:
+        return _("Turn %(turn)s ends.") % {"turn": e["turn"]}
+    return _("The turn ends.")
+
+
+def _final_hills(e: Event, who: _Who) -> str:
+    return ngettext(
+        "Final scoring: %(player)s has %(hills)d hill in their regions: %(points)s.",
+        "Final scoring: %(player)s has %(hills)d hills in their regions: %(points)s.",
+        e["hills"],
+    ) % {"player": who(), "hills": e["hills"], "points": _points(e["points"])}
+
+
+def _action_of(text: str) -> Sentence:
+    """A sentence about one player and an action: "%(player)s performs %(action)s."."""
+    return lambda e, who: _(text) % {"player": who(), "action": action_text(e["action"])}
+
+
+def _one(text: str) -> Sentence:
+    """A sentence about one player."""
+    return lambda e, who: _(text) % {"player": who()}
+
+
+def _all(text: str) -> Sentence:
+    """A sentence about the event's players."""
+    return lambda e, who: _(text) % {"players": who.all()}
+
+
+def _pile(text: str) -> Sentence:
+    return lambda e, who: _(text) % {"player": who(), "pile": e["pile"]}
 
 
 SENTENCES: dict[str, Sentence] = {
     "reveal": _reveal,
     "silver": _silver,
-    "decided": lambda e, who: f"{who()} has decided.",
+    "decided": _one(gettext_noop("%(player)s has decided.")),
     "revealed": _revealed,
     "decision": _decision,
     "politics_returned": _politics_returned,
@@ -310,40 +516,51 @@ SENTENCES: dict[str, Sentence] = {
     "negotiation": _negotiation,
     "offer": _offer,
     "accepted": _accepted,
-    "broken_off": lambda e, who: f"{who()} breaks off the negotiation: a duel decides.",
+    "broken_off": _one(gettext_noop("%(player)s breaks off the negotiation: a duel decides.")),
     "duel": _duel,
-    "bid_made": lambda e, who: f"{who()} has made a sealed bid.",
+    "bid_made": _one(gettext_noop("%(player)s has made a sealed bid.")),
     "bids": _bids,
     "duel_won": _duel_won,
-    "duel_void": lambda e, who: f"{who.all()} tie again: nobody performs the action.",
-    "perform": lambda e, who: f"{who()} performs {action_text(e['action'])}.",
-    "nothing_to_do": lambda e, who: f"{who()} can do nothing with {action_text(e['action'])}.",
-    "declined": lambda e, who: f"{who()} declines {action_text(e['action'])}.",
-    "looks": lambda e, who: f"{who()} looks through politics pile {e['pile']}.",
-    "took_card": lambda e, who: f"{who()} takes a card from politics pile {e['pile']}.",
-    "card": lambda e, who: f"{who.addressee()} took the {card_name(e['card'])} card.",
+    "duel_void": _all(gettext_noop("%(players)s tie again: nobody performs the action.")),
+    "perform": _action_of(gettext_noop("%(player)s performs %(action)s.")),
+    "nothing_to_do": _action_of(gettext_noop("%(player)s can do nothing with %(action)s.")),
+    "declined": _action_of(gettext_noop("%(player)s declines %(action)s.")),
+    "looks": _pile(gettext_noop("%(player)s looks through politics pile %(pile)s.")),
+    "took_card": _pile(gettext_noop("%(player)s takes a card from politics pile %(pile)s.")),
+    "card": _card,
     "paid": _paid,
     "placed": _placed,
-    "turn_end": lambda e, who: f"Turn {e['turn']} ends." if "turn" in e else "The turn ends.",
-    "final_hills": lambda e, who: (
-        f"Final scoring: {who()} has {plural(e['hills'], 'hill')} "
-        f"in their regions: {_points(e['points'])}."
+    "turn_end": _turn_end,
+    "final_hills": _final_hills,
+    "end_game": _final_hills,  # engine.scenario's scoring
+    "parchment": lambda e, who: (
+        _("%(player)s reveals Parchment: %(points)s.")
+        % {"player": who(), "points": _points(e["points"])}
     ),
-    "end_game": lambda e, who: SENTENCES["final_hills"](e, who),  # engine.scenario's scoring
-    "parchment": lambda e, who: f"{who()} reveals Parchment: {_points(e['points'])}.",
     "game_over": _game_over,
     "refused": _refused,
     # written by the site (games.deadlines), not the engine
     "paused": _paused,
-    "resumed": lambda e, who: "The game resumes: the deadline runs again.",
+    "resumed": lambda e, who: _("The game resumes: the deadline runs again."),
     "deadline_extended": _extended,
     "deadline_missed": lambda e, who: (
-        f"{who.all()} missed the deadline: the default move was played for them."
+        ngettext(
+            "%(players)s missed the deadline: the default move was played for them.",
+            "%(players)s missed the deadline: the default move was played for them.",
+            len(e["players"]),
+        )
+        % {"players": who.all()}
     ),
     "standin": lambda e, who: (
-        f"{who()} missed {plural(e['missed'], 'deadline')} in a row: "
-        "a computer plays their seat until they take it back."
+        ngettext(
+            "%(player)s missed %(missed)d deadline in a row: a computer plays their seat until "
+            "they take it back.",
+            "%(player)s missed %(missed)d deadlines in a row: a computer plays their seat until "
+            "they take it back.",
+            e["missed"],
+        )
+        % {"player": who(), "missed": e["missed"]}
     ),
-    "seat_taken_back": lambda e, who: f"{who()} takes their seat back from the computer.",
-    "conceded": lambda e, who: f"{who()} conceded: a computer plays their seat to the end.",
+    "seat_taken_back": _one(gettext_noop("%(player)s takes their seat back from the computer.")),
+    "conceded": _one(gettext_noop("%(player)s conceded: a computer plays their seat to the end.")),
 }

@@ -16,12 +16,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
+
 from engine.board import column_name
 from engine.view import View
+from games.show.words import colour_word
 
 Cell = tuple[int, int]
 
-TERRAIN_WORDS = {".": "plain", "F": "forest", "H": "hill", "T": "town"}
+# The letters stay in every language (the reply parser knows them); the legend words them.
+TERRAIN_WORDS = {
+    ".": pgettext_lazy("terrain", "plain"),
+    "F": pgettext_lazy("terrain", "forest"),
+    "H": pgettext_lazy("terrain", "hill"),
+    "T": pgettext_lazy("terrain", "town"),
+}
 ROW_LABEL = 3  # "10 " is the widest row label of a board of up to 99 rows
 
 
@@ -47,11 +57,16 @@ def legend(v: View) -> str:
         {str(piece[2]) for piece in [*v.get("castles", []), *v.get("knights", [])]},
         key=_colour_rank(v),
     )
-    pieces = ", ".join(f"{c[0].upper()}/{c[0].lower()} {c}" for c in colours)
+    pieces = ", ".join(f"{c[0].upper()}/{c[0].lower()} {colour_word(c)}" for c in colours)
     terrain = ", ".join(f"{mark} {word}" for mark, word in TERRAIN_WORDS.items())
-    return (
-        f"{terrain}.\nCastle/knight: {pieces or 'none yet'}.\n"
-        "Walls: | between two cells, -- below a cell."
+    return "\n".join(
+        [
+            f"{terrain}.",
+            _("Castle/knight: %(pieces)s.") % {"pieces": pieces}
+            if pieces
+            else _("Castle/knight: none yet."),
+            _("Walls: | between two cells, -- below a cell."),
+        ]
     )
 
 

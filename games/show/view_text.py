@@ -14,6 +14,8 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.utils import dateformat, timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext_lazy
 
 from engine.notation import format_move
 from engine.serialize import move_from_json
@@ -25,14 +27,25 @@ from games.show.words import (
     card_name,
     card_text,
     cell,
+    colour_word,
+    ducats_text,
     edge,
+    join_and,
     name_of,
     offer_parts,
     phase_text,
-    plural,
 )
 
 CELLS_SHOWN = 30
+PHASE_NAMES = {
+    "placement": pgettext_lazy("phase", "placement"),
+    "decision": pgettext_lazy("phase", "decision"),
+    "negotiation": pgettext_lazy("phase", "negotiation"),
+    "duel": pgettext_lazy("phase", "duel"),
+    "perform": pgettext_lazy("phase", "perform"),
+    "crown": pgettext_lazy("phase", "crown"),
+    "over": pgettext_lazy("phase", "over"),
+}
 
 
 def display_name(user: User | None) -> str:
@@ -54,9 +67,9 @@ def deadline_text(game: Game, user: User | None) -> str:
     """The deadline in the reader's own time zone, named: 'Tue 4 Mar 2025, 14:00 CET
     (Europe/Berlin)'."""
     if game.paused:
-        return "none while the game is paused"
+        return _("none while the game is paused")
     if game.deadline is None:
-        return "none"
+        return _("none")
     zone = time_zone_of(user)
     local = timezone.localtime(game.deadline, zone)
     named = "" if local.tzname() == zone.key else f" ({zone.key})"  # not "UTC (UTC)"
@@ -67,11 +80,13 @@ def phase_name(phase: PhaseView) -> str:
     """'decision', 'duel for 2 walls', 'perform 1 sword': the phase's kind, as the heading of
     what is asked (`words.phase_label` adds the turn, for a form made for another phase)."""
     kind, action = phase.get("kind") or "", phase.get("action") or ""
-    if kind in ("negotiation", "duel") and action:
-        return f"{kind} for {action_text(action)}"
+    if kind == "negotiation" and action:
+        return _("negotiation for %(action)s") % {"action": action_text(action)}
+    if kind == "duel" and action:
+        return _("duel for %(action)s") % {"action": action_text(action)}
     if kind == "perform" and action:
-        return f"perform {action_text(action)}"
-    return kind
+        return _("perform %(action)s") % {"action": action_text(action)}
+    return str(PHASE_NAMES.get(kind, kind))
 
 
 def hand(v: View) -> dict[str, Any]:
@@ -93,12 +108,26 @@ def scores(v: View, names: Names, ranked: bool = False) -> list[str]:
         players.sort(key=lambda item: -item[1]["power"])
     lines = []
     for colour, data in players:
-        you = " (you)" if colour == v["viewer"] else ""
-        money = f", {plural(data['ducats'], 'ducat')}" if "ducats" in data else ""
-        lines.append(
-            f"{name_of(colour, names)} ({colour}){you}: power {data['power']}{money}, "
-            f"{plural(data['hand_size'], 'politics card')}"
-        )
+        words = {
+            "name": name_of(colour, names),
+            "colour": colour_word(colour),
+            "power": data["power"],
+            "ducats": ducats_text(data["ducats"]) if "ducats" in data else "",
+            "cards": ngettext(
+                "%(count)d politics card", "%(count)d politics cards", data["hand_size"]
+            )
+            % {"count": data["hand_size"]},
+        }
+        mine = colour == v["viewer"]
+        if mine and "ducats" in data:
+            line = _("%(name)s (%(colour)s) (you): power %(power)s, %(ducats)s, %(cards)s")
+        elif mine:
+            line = _("%(name)s (%(colour)s) (you): power %(power)s, %(cards)s")
+        elif "ducats" in data:
+            line = _("%(name)s (%(colour)s): power %(power)s, %(ducats)s, %(cards)s")
+        else:
+            line = _("%(name)s (%(colour)s): power %(power)s, %(cards)s")
+        lines.append(line % words)
     return lines
 
 
@@ -115,36 +144,74 @@ def asked(v: View, names: Names) -> list[str]:
         return []
     kind, action = ask["phase"], action_text(ask.get("action") or "")
     if kind == "placement":
+        colour = str(ask["colour"])
+        words = {"colour": colour_word(colour)}
         return [
-            f"Place a {ask['colour']} castle and a knight beside it.",
-            f"Castle cells you may choose: {cells(ask['castles'])}.",
+            (
+                _("Place an %(colour)s castle and a knight beside it.")
+                if colour[:1].lower() in tuple("aeiou")
+                else _("Place a %(colour)s castle and a knight beside it.")
+            )
+            % words,
+            _("Castle cells you may choose: %(cells)s.") % {"cells": cells(ask["castles"])},
         ]
     if kind == "decision":
         return _asked_decision(v, ask)
     if kind == "negotiation":
         return _asked_negotiation(v, ask, action, names)
     if kind == "duel":
-        again = " again (the bids tied)" if (ask.get("round") or 1) > 1 else ""
         treasure = ask.get("treasure") or []
-        extra = f", plus Treasure cards ({', '.join(map(str, treasure))})" if treasure else ""
-        return [f"Make a sealed bid{again} for {action}: up to {ask['max_ducats']} ducats{extra}."]
+        bid: dict[str, Any] = {
+            "action": action,
+            "ducats": ask["max_ducats"],
+            "treasure": ", ".join(map(str, treasure)),
+        }
+        again = (ask.get("round") or 1) > 1
+        if again and treasure:
+            line = _(
+                "Make a sealed bid again (the bids tied) for %(action)s: up to %(ducats)s "
+                "ducats, plus Treasure cards (%(treasure)s)."
+            )
+        elif again:
+            line = _(
+                "Make a sealed bid again (the bids tied) for %(action)s: up to %(ducats)s ducats."
+            )
+        elif treasure:
+            line = _(
+                "Make a sealed bid for %(action)s: up to %(ducats)s ducats, plus Treasure "
+                "cards (%(treasure)s)."
+            )
+        else:
+            line = _("Make a sealed bid for %(action)s: up to %(ducats)s ducats.")
+        return [line % bid]
     if kind == "perform":
         return _asked_perform(ask)
     if kind == "crown":
         cards = ", ".join(card_name(c) for c in v.get("pile_cards", []))
-        return [f"Take one card from politics pile {ask['pile']}: {cards or 'it is empty'}."]
+        pile: dict[str, Any] = {"pile": ask["pile"], "cards": cards}
+        if cards:
+            return [_("Take one card from politics pile %(pile)s: %(cards)s.") % pile]
+        return [_("Take one card from politics pile %(pile)s: it is empty.") % pile]
     return [phase_text(v["phase"], names)]
 
 
 def _asked_decision(v: View, ask: Ask) -> list[str]:
     count = ask["cards"]
     lines = [
-        f"Choose {plural(count, 'decision card')} (1, 2 or 3) for the action card "
-        f"{v.get('card')}: {card_text(v.get('card'))}."
+        ngettext(
+            "Choose %(count)d decision card (1, 2 or 3) for the action card %(card)s: %(actions)s.",
+            "Choose %(count)d decision cards (1, 2 or 3) for the action card %(card)s: "
+            "%(actions)s.",
+            count,
+        )
+        % {"count": count, "card": v.get("card"), "actions": card_text(v.get("card"))}
     ]
     if ask.get("politics"):
-        played = " or ".join(card_name(c) for c in ask["politics"])
-        lines.append(f"You may play {played} with a card.")
+        played = [card_name(c) for c in ask["politics"]]
+        text = played[0]
+        for card in played[1:]:
+            text = _("%(cards)s or %(card)s") % {"cards": text, "card": card}
+        lines.append(_("You may play %(cards)s with a card.") % {"cards": text})
     return lines
 
 
@@ -153,32 +220,64 @@ def _asked_negotiation(v: View, ask: Ask, action: str, names: Names) -> list[str
     if offer and offer[0] != v["viewer"]:
         offerer, ducats = offer_parts(offer)
         return [
-            f"{name_of(offerer, names)} offers you {plural(ducats, 'ducat')} to perform "
-            f"{action} alone. Accept, offer more (you have {ask['max_offer']} ducats), "
-            "or break off for a duel."
+            ngettext(
+                "%(offerer)s offers you %(ducats)d ducat to perform %(action)s alone. Accept, "
+                "offer more (you have %(most)s ducats), or break off for a duel.",
+                "%(offerer)s offers you %(ducats)d ducats to perform %(action)s alone. Accept, "
+                "offer more (you have %(most)s ducats), or break off for a duel.",
+                ducats,
+            )
+            % {
+                "offerer": name_of(offerer, names),
+                "ducats": ducats,
+                "action": action,
+                "most": ask["max_offer"],
+            }
         ]
     return [
-        f"Negotiate over {action}: offer the other player ducats to perform it alone "
-        f"(you have {ask['max_offer']}), or break off for a duel."
+        _(
+            "Negotiate over %(action)s: offer the other player ducats to perform it alone "
+            "(you have %(most)s), or break off for a duel."
+        )
+        % {"action": action, "most": ask["max_offer"]}
     ]
 
 
 def _asked_perform(ask: Ask) -> list[str]:
     if "walls" in ask:
         return [
-            f"Place up to {plural(ask['walls'], 'wall')} ({len(ask['edges'])} places are "
-            "legal), or pass."
+            ngettext(
+                "Place up to %(walls)d wall (%(places)d places are legal), or pass.",
+                "Place up to %(walls)d walls (%(places)d places are legal), or pass.",
+                ask["walls"],
+            )
+            % {"walls": ask["walls"], "places": len(ask["edges"])}
         ]
     if "swords" in ask:
-        lines = [f"Use {plural(ask['swords'], 'sword')}: place knights, expand a region, or pass."]
+        lines = [
+            ngettext(
+                "Use %(swords)d sword: place knights, expand a region, or pass.",
+                "Use %(swords)d swords: place knights, expand a region, or pass.",
+                ask["swords"],
+            )
+            % {"swords": ask["swords"]}
+        ]
         if ask.get("knights"):
-            lines.append(f"Knights may go to: {cells(ask['knights'])}.")
+            lines.append(_("Knights may go to: %(cells)s.") % {"cells": cells(ask["knights"])})
         if ask.get("expansions"):
-            lines.append(f"Regions may expand into: {cells(ask['expansions'])}.")
+            lines.append(
+                _("Regions may expand into: %(cells)s.") % {"cells": cells(ask["expansions"])}
+            )
         return lines
     piles = ask.get("piles") or []
-    sizes = " and ".join(f"pile {i} ({plural(n, 'card')})" for i, n in enumerate(piles, 1))
-    return [f"The crown: choose a politics pile to look through: {sizes}."]
+    sizes = join_and(
+        [
+            ngettext("pile %(pile)d (%(count)d card)", "pile %(pile)d (%(count)d cards)", n)
+            % {"pile": i, "count": n}
+            for i, n in enumerate(piles, 1)
+        ]
+    )
+    return [_("The crown: choose a politics pile to look through: %(piles)s.") % {"piles": sizes}]
 
 
 def examples(v: View) -> list[str]:
@@ -235,4 +334,9 @@ def _perform_examples(ask: Ask) -> list[str]:
 def cells(values: list[list[int]]) -> str:
     named = [cell(c) for c in values]
     more = len(named) - CELLS_SHOWN
-    return ", ".join(named[:CELLS_SHOWN]) + (f" and {more} more" if more > 0 else "")
+    if more > 0:
+        return _("%(cells)s and %(more)s more") % {
+            "cells": ", ".join(named[:CELLS_SHOWN]),
+            "more": more,
+        }
+    return ", ".join(named)

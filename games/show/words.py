@@ -1,5 +1,7 @@
 """The game's words, shared by every page and email: actions, cards, names, cells,
-plurals, the phase in a sentence. Only wording: what to say comes from the engine's view.
+plurals, the phase in a sentence, the engine's refusals. Only wording: what to say comes
+from the engine's view. Every word a person reads goes through Django's translations
+(the reader's language is the active one), with whole sentences and named placeholders.
 """
 
 from __future__ import annotations
@@ -8,13 +10,43 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
+
 from engine.notation import format_cell, format_edge
+from engine.reasons import SENTENCES as REASON_SENTENCES
 from engine.view import PhaseView
 
 Names = dict[str, str]
 
 ACTION_WORDS = {"W": ("wall", "walls"), "S": ("sword", "swords"), "M": ("ducat", "ducats")}
-CARD_NAMES = {"SILVER": "Silver mine", "KING": "The King is dead!"}
+CARD_NAMES: dict[str, str | Promise] = {
+    "SILVER": pgettext_lazy("action card", "Silver mine"),
+    "KING": pgettext_lazy("action card", "The King is dead!"),
+}
+# The colours as words in a sentence ("the red castle"; German "Rot", Italian "rosso").
+COLOUR_WORDS: dict[str, str | Promise] = {
+    "red": pgettext_lazy("colour", "red"),
+    "ochre": pgettext_lazy("colour", "ochre"),
+    "lilac": pgettext_lazy("colour", "lilac"),
+    "grey": pgettext_lazy("colour", "grey"),
+}
+# The politics cards' names (engine.moves POLITICS_CARDS: "alliance", "treasure 10").
+POLITICS_NAMES: dict[str, str | Promise] = {
+    "alliance": pgettext_lazy("politics card", "Alliance"),
+    "renegade": pgettext_lazy("politics card", "Renegade"),
+    "treasure": pgettext_lazy("politics card", "Treasure"),
+    "parchment": pgettext_lazy("politics card", "Parchment"),
+}
+# The same names as the engine's refusals quote a card ("pile 1 holds no 'alliance' card").
+POLITICS_WORDS: dict[str, str | Promise] = {
+    "alliance": pgettext_lazy("politics card in a sentence", "alliance"),
+    "renegade": pgettext_lazy("politics card in a sentence", "renegade"),
+    "treasure": pgettext_lazy("politics card in a sentence", "treasure"),
+    "parchment": pgettext_lazy("politics card in a sentence", "parchment"),
+}
+NOBODY = gettext_lazy("nobody")
 
 
 # --- the game's words -------------------------------------------------------------
@@ -23,49 +55,91 @@ CARD_NAMES = {"SILVER": "Silver mine", "KING": "The King is dead!"}
 def action_text(symbol: str) -> str:
     """`W2` is "2 walls", `S1` "1 sword", `M5` "5 ducats", `P` "the crown"."""
     if symbol == "P":
-        return "the crown"
-    words = ACTION_WORDS.get(symbol[:1])
-    if words is None or not symbol[1:].isdigit():
+        return _("the crown")
+    kind = symbol[:1]
+    if kind not in ACTION_WORDS or not symbol[1:].isdigit():
         return symbol
     count = int(symbol[1:])
-    return f"{count} {words[0] if count == 1 else words[1]}"
+    if kind == "W":
+        return ngettext("%(count)d wall", "%(count)d walls", count) % {"count": count}
+    if kind == "S":
+        return ngettext("%(count)d sword", "%(count)d swords", count) % {"count": count}
+    return ducats_text(count)
+
+
+def ducats_text(count: int) -> str:
+    """ "1 ducat", "5 ducats"."""
+    return ngettext("%(count)d ducat", "%(count)d ducats", count) % {"count": count}
 
 
 def card_text(card: str | None) -> str:
     """`W2 S1 M5` is "1: 2 walls · 2: 1 sword · 3: 5 ducats"."""
     if not card:
-        return "no card"
+        return _("no card")
     if card in CARD_NAMES:
-        return CARD_NAMES[card]
+        return str(CARD_NAMES[card])
     return " · ".join(f"{i}: {action_text(a)}" for i, a in enumerate(card.split(), start=1))
 
 
 def card_name(card: str) -> str:
     """A politics card as players call it: `treasure 10` is "Treasure 10"."""
-    return card.capitalize()
+    kind, _space, value = card.lower().partition(" ")
+    name = POLITICS_NAMES.get(kind)
+    if name is None:
+        return card.capitalize()
+    return f"{name} {value}" if value else str(name)
+
+
+def card_word(card: str) -> str:
+    """A politics card as a refusal quotes it: `treasure 10` is "treasure 10"."""
+    kind, _space, value = card.partition(" ")
+    word = POLITICS_WORDS.get(kind)
+    if word is None:
+        return card
+    return f"{word} {value}" if value else str(word)
+
+
+def colour_word(colour: str) -> str:
+    """A colour in the reader's language, as a sentence names it ("red")."""
+    return str(COLOUR_WORDS.get(colour, colour))
+
+
+def colour_name(colour: str) -> str:
+    """A colour as a player's name ("Red")."""
+    word = colour_word(colour)
+    return word.title() if word == colour else word[:1].upper() + word[1:]
 
 
 def name_of(colour: str | None, names: Names) -> str:
     if not colour:
-        return "nobody"
-    return names.get(colour) or colour.title()
+        return str(NOBODY)
+    return names.get(colour) or colour_name(colour)
+
+
+def join_and(items: Sequence[str]) -> str:
+    """ "C3", "C3 and F7", "C3, F7 and J2"."""
+    if len(items) <= 1:
+        return "".join(items)
+    return _("%(items)s and %(last)s") % {"items": ", ".join(items[:-1]), "last": items[-1]}
 
 
 def names_list(colours: Iterable[str], names: Names) -> str:
     """ "Alice", "Alice and Bob", "Alice, Bob and Charlie"."""
     words = [name_of(c, names) for c in colours]
-    if len(words) <= 1:
-        return "".join(words) or "nobody"
-    return ", ".join(words[:-1]) + " and " + words[-1]
+    return join_and(words) or str(NOBODY)
 
 
 def choices_text(cards: list[int], politics: list[str | None]) -> str:
     """Decision cards with any Alliance or Renegade played with them: "1 (Alliance) and 3"."""
     padded = [*politics, *[None] * len(cards)]
-    return " and ".join(
-        f"{card} ({play.title()})" if play else str(card)
+    parts = [
+        f"{card} ({card_name(play)})" if play else str(card)
         for card, play in zip(cards, padded, strict=False)
-    )
+    ]
+    text = parts[0] if parts else ""
+    for part in parts[1:]:
+        text = _("%(items)s and %(last)s") % {"items": text, "last": part}
+    return text
 
 
 def cell(value: Any) -> str:
@@ -86,13 +160,38 @@ def offer_parts(offer: Sequence[str | int]) -> tuple[str, int]:
 
 def with_article(word: str) -> str:
     """ "a red", "an ochre": the indefinite article a word takes (by its first letter,
-    which is right for the colours and the game's other words)."""
+    which is right for the colours and the game's other words). English only: a sentence
+    to translate names its article in its own words."""
     vowel = word[:1].lower() in tuple("aeiou")
     return f"{'an' if vowel else 'a'} {word}"
 
 
 def plural(count: int, word: str) -> str:
+    """English only ("3 walls"): a sentence to translate counts with `ngettext`."""
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+# --- the engine's refusals -------------------------------------------------------------
+
+COLOUR_VALUES = frozenset({"colour", "owner", "waiting"})
+
+
+def reason_text(code: str, values: Mapping[str, Any]) -> str:
+    """An engine refusal (engine.reasons: a code and its values) in the reader's language:
+    its English sentence translated, with its values in words (colours, cards, lists)."""
+    return _(REASON_SENTENCES[code]).format(
+        **{key: _reason_value(key, value) for key, value in values.items()}
+    )
+
+
+def _reason_value(key: str, value: Any) -> Any:
+    if isinstance(value, list):
+        return join_and([str(_reason_value(key, v)) for v in value])
+    if key in COLOUR_VALUES and isinstance(value, str):
+        return colour_word(value)
+    if key == "card" and isinstance(value, str):
+        return card_word(value)
+    return value
 
 
 # Joiners that some scripts (and emoji) need; every other format character goes.
@@ -130,28 +229,46 @@ def phase_text(phase: PhaseView, names: Names) -> str:
     waiting = names_list(phase.get("waiting") or (), names)
     contenders = names_list(phase.get("contenders") or (), names)
     if kind == "placement":
-        return f"{waiting} places {with_article(str(phase.get('colour')))} castle and knight."
+        colour = str(phase.get("colour"))
+        words = {"player": waiting, "colour": colour_word(colour)}
+        if colour[:1].lower() in tuple("aeiou"):
+            return _("%(player)s places an %(colour)s castle and knight.") % words
+        return _("%(player)s places a %(colour)s castle and knight.") % words
     if kind == "decision":
-        return "The players choose their decision cards."
+        return _("The players choose their decision cards.")
     if kind == "negotiation":
         offer = phase.get("offer")
         if offer:
             offerer, ducats = offer_parts(offer)
-            return (
-                f"{contenders} negotiate over {action}. "
-                f"{name_of(offerer, names)} offers {plural(ducats, 'ducat')}."
-            )
-        return f"{contenders} negotiate over {action}."
+            return ngettext(
+                "%(players)s negotiate over %(action)s. %(offerer)s offers %(ducats)d ducat.",
+                "%(players)s negotiate over %(action)s. %(offerer)s offers %(ducats)d ducats.",
+                ducats,
+            ) % {
+                "players": contenders,
+                "action": action,
+                "offerer": name_of(offerer, names),
+                "ducats": ducats,
+            }
+        return _("%(players)s negotiate over %(action)s.") % {
+            "players": contenders,
+            "action": action,
+        }
     if kind == "duel":
-        again = " again (after a tie)" if (phase.get("round") or 1) > 1 else ""
-        return f"{contenders} bid{again} for {action}."
+        words = {"players": contenders, "action": action}
+        if (phase.get("round") or 1) > 1:
+            return _("%(players)s bid again (after a tie) for %(action)s.") % words
+        return _("%(players)s bid for %(action)s.") % words
     if kind == "perform":
-        return f"{waiting} performs {action}."
+        return _("%(player)s performs %(action)s.") % {"player": waiting, "action": action}
     if kind == "crown":
-        return f"{waiting} takes a card from politics pile {phase.get('pile')}."
+        return _("%(player)s takes a card from politics pile %(pile)s.") % {
+            "player": waiting,
+            "pile": phase.get("pile"),
+        }
     if kind == "over":
-        return "The game is over."
-    return f"The game waits for {waiting}."
+        return _("The game is over.")
+    return _("The game waits for %(players)s.") % {"players": waiting}
 
 
 # --- a phase named, for a form or an email made for another phase --------------------------
@@ -162,26 +279,50 @@ def phase_label(phase: Mapping[str, Any] | None, turn: int) -> str:
     kind = (phase or {}).get("kind")
     action = action_text((phase or {}).get("action") or "")
     if kind == "over":
-        return "the end of the game"
+        return _("the end of the game")
     if kind == "placement":
-        return "placing the first castles"
-    what = {
-        "decision": "decisions",
-        "negotiation": f"the negotiation over {action}",
-        "duel": f"the duel for {action}",
-        "perform": f"performing {action}",
-        "crown": "the crown",
-    }.get(str(kind), str(kind or "a phase"))
-    return f"{what}, turn {turn}"
+        return _("placing the first castles")
+    words = {"action": action, "turn": turn}
+    if kind == "decision":
+        return _("decisions, turn %(turn)s") % words
+    if kind == "negotiation":
+        return _("the negotiation over %(action)s, turn %(turn)s") % words
+    if kind == "duel":
+        return _("the duel for %(action)s, turn %(turn)s") % words
+    if kind == "perform":
+        return _("performing %(action)s, turn %(turn)s") % words
+    if kind == "crown":
+        return _("the crown, turn %(turn)s") % words
+    if kind:
+        return _("%(phase)s, turn %(turn)s") % {"phase": kind, "turn": turn}
+    return _("a phase, turn %(turn)s") % words
 
 
 def phase_moved_on(made_for: int | None, then: str | None, now: int, current: str) -> str:
     """Why a form made for another phase was refused, and what the game does now."""
+    words = {"made_for": made_for, "then": then, "now": now, "current": current}
     if made_for is None:
-        was = "This form came from an older page that does not say which phase it was for"
-    else:
-        was = f"This form was for phase {made_for}" + (f" ({then})" if then else "")
+        return (
+            _(
+                "This form came from an older page that does not say which phase it was "
+                "for; the game has moved on to phase %(now)s (%(current)s): nothing was "
+                "applied. Here is the game as it is now."
+            )
+            % words
+        )
+    if then:
+        return (
+            _(
+                "This form was for phase %(made_for)s (%(then)s); the game has moved on to "
+                "phase %(now)s (%(current)s): nothing was applied. Here is the game as it "
+                "is now."
+            )
+            % words
+        )
     return (
-        f"{was}; the game has moved on to phase {now} ({current}): nothing was applied. "
-        "Here is the game as it is now."
+        _(
+            "This form was for phase %(made_for)s; the game has moved on to phase "
+            "%(now)s (%(current)s): nothing was applied. Here is the game as it is now."
+        )
+        % words
     )
