@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
 from games.models import Profile, language_of
 from tests.site.test_accounts import confirm_link, signup_data
@@ -34,8 +36,9 @@ def test_a_visitor_is_served_in_the_language_their_browser_asks_for(client, acce
     assert html_lang(client, accept_language=accept) == expected
 
 
-def test_the_switcher_is_on_every_page_with_each_language_named_in_itself(client):
-    html = client.get(reverse("login")).content.decode()
+@pytest.mark.parametrize("accept", ["en", "de", "it"])
+def test_the_switcher_is_on_every_page_with_each_language_named_in_itself(client, accept):
+    html = client.get(reverse("login"), headers={"accept_language": accept}).content.decode()
     assert 'id="language-switcher"' in html
     for code, name in (("en-gb", "English"), ("de", "Deutsch"), ("it", "Italiano")):
         assert f'value="{code}" lang="{code}"' in html and f">{name}</button>" in html
@@ -93,3 +96,19 @@ def test_a_new_person_may_choose_another_language(client):
     client.post(reverse("signup"), signup_data(language="it"), headers={"accept_language": "de"})
     client.post(confirm_link())
     assert Profile.objects.get(user__username="erin").language == "it"
+
+
+@pytest.mark.parametrize("language", ["de", "it"])
+def test_a_player_reads_the_game_page_in_their_language(client, alice, game, language):
+    """The page's own words (templates) and the game's (games.show) come from the
+    player's catalogue, not English."""
+    Profile.objects.filter(user=alice).update(language=language)
+    client.force_login(alice)
+    html = client.get(reverse("game", args=[game.pk])).content.decode()
+    with translation.override(language):
+        words = [gettext("Table talk"), gettext("Your hand"), gettext("Archive")]
+        phase = gettext("The players choose their decision cards.")
+    assert words != ["Table talk", "Your hand", "Archive"] and phase.startswith(("Die", "I "))
+    for word in (*words, phase):
+        assert word in html
+    assert "Table talk" not in html and "choose their decision cards" not in html
