@@ -10,9 +10,9 @@ import pytest
 
 from engine.errors import IllegalMove
 from games import services
-from games.event_text import describe
 from games.mail import compose
 from games.models import OutgoingEmail, PendingSubmission, Seat
+from games.show.event_text import describe
 from tests.engine_helpers import Play
 from tests.engine_helpers import game as engine_game
 from tests.site.test_emails import seat
