@@ -19,7 +19,7 @@ from django.utils import dateformat, timezone, translation
 from django.utils.translation import trans_real
 
 from games import chat, deadlines, services
-from games.mail import compose, notify
+from games.mail import compose, notify, replies
 from games.models import Game, OutgoingEmail, Profile
 from games.show.view_text import time_zone_of
 from tests.site.test_emails import decide_all, fresh, seat, sent_to, told_before
@@ -216,3 +216,19 @@ def test_answers_to_an_address_are_in_the_language_of_its_account_else_the_site_
     written_in(invitations[bob.email], "it", greeting=name(bob))
     written_in(invitations["friend@example.org"], "de")
     assert "Hallo," in invitations["friend@example.org"].text
+
+
+@pytest.mark.parametrize("language", ["de", "it"])
+def test_the_reply_marker_is_in_the_reader_s_language_and_read_back_in_any(game, table, language):
+    user = table[language]
+    with translation.override(REQUEST_LANGUAGE):
+        compose.your_turn(game, seat(game, user))
+    marker = replies.REPLY_MARKERS[language]
+    email = latest(user, "your_turn")
+    assert email.text.startswith(f"{marker}\n") and marker in email.html
+    quoted = "\n".join(f"> {line}" for line in email.text.splitlines())
+    reply = f"decide 2\n\nAm Montag schrieb Löwenherz:\n{quoted}"
+    assert replies.strip_quoted(reply).strip() == "decide 2"
+    wrapped = f"decide 2\n\n{marker[:20]}\n{marker[20:]}\nHallo"
+    assert replies.strip_quoted(wrapped).strip() == "decide 2"
+    assert replies.without_marker(email.text).startswith("\n")
