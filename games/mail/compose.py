@@ -577,7 +577,10 @@ def _on_signup_with_taken_email(sender: Any, user: User, **kwargs: Any) -> None:
 
 
 def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
-    """Subject (one line), plain text and HTML of an email of this kind."""
+    """Subject (one line), plain text and HTML of an email of this kind, in the language
+    active (`written_for`)."""
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    context = {"language": language, "reply_marker": reply_marker(language), **context}
     # Names and game names reach the Subject header: no control or bidi characters.
     subject = clean_text(render_to_string(f"emails/{kind}-subject.txt", context))
     text: str = render_to_string(f"emails/{kind}-body.txt", context)
@@ -612,13 +615,7 @@ def _send(
     talk, upto = _messages_context(kind, seat, hold_until, newest_message)
     if require_messages and not talk["messages"]:
         return None
-    context = {
-        **context,
-        **talk,
-        **_footer(kind, user, game),
-        "reply_marker": reply_marker(translation.get_language() or settings.LANGUAGE_CODE),
-        "language": translation.get_language() or settings.LANGUAGE_CODE,
-    }
+    context = {**context, **talk, **_footer(kind, user, game)}
     subject, text, html = render(kinds.template(kind), context)
     shown_phase = phase if phase is not None else header_phase
     if game is not None and shown_phase is not None:

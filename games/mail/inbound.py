@@ -48,9 +48,8 @@ from enum import StrEnum
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone, translation
-from django.utils.functional import lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_noop
 
 from engine.errors import IllegalMove
 from engine.moves import EndAlliance
@@ -70,31 +69,26 @@ AUTO_REPLY_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Autoresponder")
 AUTOMATIC_PRECEDENCE = frozenset({"bulk", "junk", "list", "auto_reply"})
 ROBOTS = frozenset({"mailer-daemon", "postmaster"})
 
-# What a refusal says: worded when read, in the language active then (the reader's: the
-# emails are composed in it, games.mail.compose.written_for).
-UNKNOWN = gettext_lazy(
+# What a refusal says, in English (the log's); translated where an answer says it
+# (`gettext(USED)`: the player's language, `handle_message`).
+UNKNOWN = gettext_noop(
     "this reply address is not known here (it may have been mistyped): reply to the "
     "latest email from the game"
 )
-USED = gettext_lazy("this reply address was already used; reply to the latest email")
-WRONG_SENDER = gettext_lazy(
+USED = gettext_noop("this reply address was already used; reply to the latest email")
+WRONG_SENDER = gettext_noop(
     "this reply address belongs to a player whose account has another email "
     "address, and a forwarded email cannot move for someone else. If it is your "
     "seat, reply from the address your account uses (see your profile)."
 )
-
-
-def _too_large() -> str:
-    return _(
-        "your email is larger than %(kb)s KB: reply with the commands only, without attachments"
-    ) % {"kb": MAX_MESSAGE_BYTES // 1024}
-
-
-TOO_LARGE = lazy(_too_large, str)()
-UNREADABLE = gettext_lazy(
+_TOO_LARGE = gettext_noop(
+    "your email is larger than %(kb)s KB: reply with the commands only, without attachments"
+)
+TOO_LARGE = _TOO_LARGE % {"kb": MAX_MESSAGE_BYTES // 1024}
+UNREADABLE = gettext_noop(
     "your email could not be read as text: reply with the commands in plain text"
 )
-OVER_LIMIT = gettext_lazy(
+OVER_LIMIT = gettext_noop(
     "over the limit of emails read per player (or per origin, for emails that are no "
     "player's own): not read, not answered"
 )
@@ -131,9 +125,9 @@ def handle_message(
         return _done(InboundResult(Verdict.IGNORED, "an automatic email, or no one to answer"))
     reply = _reply_token(token_in(headers, envelope_to or []))
     if not _within_limit(reply, sender, origin):
-        return _unanswered(str(OVER_LIMIT), sender, reply.seat if reply else None)
+        return _unanswered(OVER_LIMIT, sender, reply.seat if reply else None)
     if reply is None:  # forged, mistyped or no token: the From: may be anyone's
-        return _unanswered(str(UNKNOWN), sender)
+        return _unanswered(UNKNOWN, sender)
     # What the answer says, in the language of the player the address is for.
     with translation.override(language_of(reply.seat.user)):
         return _handle(raw, reply, sender)
@@ -146,10 +140,10 @@ def _handle(raw: bytes, reply: ReplyToken, sender: str) -> InboundResult:
     if problem:  # a stranger (or a forged From:) with a player's address: nobody is told
         return _unanswered(problem, sender, seat)
     if len(raw) > MAX_MESSAGE_BYTES:
-        return _refuse(seat, str(TOO_LARGE))
+        return _refuse(seat, _(_TOO_LARGE) % {"kb": MAX_MESSAGE_BYTES // 1024})
     text = _reply_text(raw, reply)
     if text is None:
-        return _refuse(seat, str(UNREADABLE))
+        return _refuse(seat, _(UNREADABLE))
     read = replies.commands(text)
     if read.submissions:  # a move is for the phase the email asked it for
         problem = _token_problem(reply, seat.game)
@@ -276,12 +270,14 @@ def origin_of(way: str, address: str | None) -> str:
 
 def _sender_problem(seat: Seat, sender: str) -> str | None:
     email = seat.user.email if seat.user else ""
-    return None if email and email.lower() == sender.lower() else str(WRONG_SENDER)
+    return (
+        None if email and email.lower() == sender.lower() else WRONG_SENDER
+    )  # never answered: the log's English
 
 
 def _token_problem(reply: ReplyToken, game: Game) -> str | None:
     if reply.used_at is not None:
-        return str(USED)
+        return _(USED)
     if game.status == Game.Status.FINISHED:
         return _("the game is over: see the final scores on %(url)s") % {"url": game_url(game)}
     if game.status != Game.Status.RUNNING or reply.phase_number != game.phase_number:
@@ -306,7 +302,7 @@ def _play(reply: ReplyToken, read: replies.Commands) -> InboundResult:
         game = Game.objects.select_for_update().get(pk=seat.game_id)
         problem = _token_problem(reply, game)  # again: the phase may have moved on
         if problem is None and not _claim(reply):
-            problem = str(USED)  # another delivery of this email came first
+            problem = _(USED)  # another delivery of this email came first
         if problem:
             return _refuse(seat, problem)
         try:  # the messages first: one that may not go stops the whole reply

@@ -40,8 +40,7 @@ from dataclasses import dataclass
 from email.message import EmailMessage, MIMEPart
 from html.parser import HTMLParser
 
-from django.utils.functional import lazy
-from django.utils.translation import gettext, ngettext, pgettext
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 
 from engine.board import column_name
 from engine.errors import NotationError
@@ -92,15 +91,13 @@ ECHO_CHARS = 200
 CUT_LINE = "[Löwenherz: the rest of this email was not read]"
 
 
-def _too_long() -> str:
-    return gettext(
-        "only the first %(lines)s lines (%(thousands)s,000 characters) of what you write "
-        "are read (the quoted email does not count): write your commands at the top, "
-        "above the quoted email"
-    ) % {"lines": MAX_LINES, "thousands": MAX_TEXT_CHARS // 1000}
-
-
-TOO_LONG = lazy(_too_long, str)()  # worded when read, in the reader's language
+_TOO_LONG = gettext_noop(
+    "only the first %(lines)s lines (%(thousands)s,000 characters) of what you write "
+    "are read (the quoted email does not count): write your commands at the top, "
+    "above the quoted email"
+)
+_TOO_LONG_VALUES = {"lines": MAX_LINES, "thousands": MAX_TEXT_CHARS // 1000}
+TOO_LONG = _TOO_LONG % _TOO_LONG_VALUES  # in English; `commands` says it in the reader's
 
 # --- the new text of a reply ------------------------------------------------------------------
 
@@ -1122,7 +1119,7 @@ def commands(text: str) -> Commands:
             talking = False  # a blank line ends a message
             continue
         if line == CUT_LINE:
-            errors.append(str(TOO_LONG))
+            errors.append(gettext(_TOO_LONG) % _TOO_LONG_VALUES)
             break
         message = said_on(raw.strip())
         if message is not None:
