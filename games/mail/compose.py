@@ -9,26 +9,30 @@ itself, so an email cannot hold another player's secrets.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.dispatch import receiver
 from django.template.loader import render_to_string
-from django.utils import dateformat, timezone
+from django.utils import dateformat, timezone, translation
 from django.utils.timesince import timeuntil
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from engine.game import is_simultaneous
 from engine.view import View
 from games import chat, deadlines, limits, services, signals
 from games.links import absolute_url
 from games.mail import kinds, outbox, tokens
-from games.mail.replies import REPLY_MARKER, SIGNATURE
-from games.models import PERSON, Event, Game, MessageEmails, OutgoingEmail, Seat
+from games.mail.replies import SIGNATURE, reply_marker, without_marker
+from games.models import PERSON, Event, Game, MessageEmails, OutgoingEmail, Seat, language_of
 from games.show.presenter import EventLine, Presentation, present
 from games.show.textboard import board_text
 from games.show.view_text import (
@@ -42,7 +46,7 @@ from games.show.view_text import (
     sealed_text,
     time_zone_of,
 )
-from games.show.words import Names, card_text, clean_text, name_of, names_list, plural
+from games.show.words import Names, card_text, clean_text, name_of, names_list
 
 log = logging.getLogger(__name__)
 
@@ -54,10 +58,57 @@ KIND_HEADER = "X-Lowenherz-Kind"
 PHASE_HEADER = "X-Lowenherz-Phase"  # "<game id>/<phase number>": notify's duplicate check
 GAME_HEADER = "X-Lowenherz-Game"
 
+Composer = TypeVar("Composer", bound=Callable[..., Any])
+
+
+# --- in the reader's language ---------------------------------------------------------------------
+#
+# Every email is written in its reader's language (Profile.language: `language_of`), also
+# when the worker writes it (no request) and when people of several languages share a
+# table: the whole composition, its sentences and the rendering, runs in that language
+# (dates in it too: the date filter and `dateformat` follow the active language).
+
+
+def written_for(reader: Callable[[inspect.BoundArguments], str]) -> Callable[[Composer], Composer]:
+    """Compose the email in the language `reader` names, from the call's arguments."""
+
+    def decorate(compose: Composer) -> Composer:
+        signature = inspect.signature(compose)
+
+        @functools.wraps(compose)
+        def composed(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            with translation.override(reader(bound)):
+                return compose(*args, **kwargs)
+
+        return composed  # type: ignore[return-value]
+
+    return decorate
+
+
+def _seat_reader(bound: inspect.BoundArguments) -> str:
+    seat: Seat = bound.arguments["seat"]
+    return language_of(seat.user)
+
+
+def _user_reader(bound: inspect.BoundArguments) -> str:
+    return language_of(bound.arguments["user"])
+
+
+def language_at(address: str) -> str:
+    """The language of the account an address belongs to, else the site's."""
+    user = User.objects.filter(email__iexact=address).select_related("profile").first()
+    return language_of(user)
+
+
+for_seat = written_for(_seat_reader)
+for_user = written_for(_user_reader)
+
 
 # --- one function per kind --------------------------------------------------------------------
 
 
+@for_seat
 def your_turn(
     game: Game,
     seat: Seat,
@@ -95,6 +146,7 @@ def your_turn(
     )
 
 
+@for_seat
 def results(
     game: Game,
     seat: Seat,
@@ -148,6 +200,7 @@ def results(
     )
 
 
+@for_seat
 def messages(
     game: Game, seat: Seat, *, confirmations: Sequence[StoredSummary] = (), reply_to: str = ""
 ) -> OutgoingEmail | None:
@@ -172,6 +225,7 @@ def messages(
     )
 
 
+@for_seat
 def message_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail | None:
     """A held row that says the person is owed the table's messages: never sent as it
     is, folded into their next email of the game, or replaced by `messages` once due."""
@@ -213,9 +267,10 @@ def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
         or (len(found) >= NEWS_SHOWN and number > since + 1)
         or first > since + 1
     )
-    return ["(Earlier events: see the game page.)", *found[-NEWS_SHOWN:]] if cut else found
+    return [_("(Earlier events: see the game page.)"), *found[-NEWS_SHOWN:]] if cut else found
 
 
+@for_seat
 def reminder(game: Game, seat: Seat) -> None:
     """A reminder before the deadline to a player whose submission is missing."""
     if not can_mail(seat.user, "reminder"):
@@ -234,6 +289,7 @@ def reminder(game: Game, seat: Seat) -> None:
     )
 
 
+@for_seat
 def game_over(
     game: Game,
     seat: Seat,
@@ -264,6 +320,8 @@ def game_over(
         "winners": [name_of(c, names) for c in v["winners"]],
         "won": seat.colour in v["winners"],
         "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
+        "winners_names": _and_names(name_of(c, names) for c in v["winners"]),
+        "co_winners_names": _and_names(name_of(c, names) for c in v["winners"] if c != seat.colour),
         "archive_url": absolute_url("archive_game", game.pk),
     }
     return _send(
@@ -278,23 +336,35 @@ def game_over(
     )
 
 
+def _and_names(names: Iterable[str]) -> str:
+    """Winners' names, each joined to the next by "and"."""
+    return pgettext("between the names of winners", " and ").join(names)
+
+
 def invitation(game: Game, to: str, inviter: User) -> None:
-    """An invitation to join a game, with its join link."""
-    user = User.objects.filter(email__iexact=to).first()
+    """An invitation to join a game, with its join link: in the language of the account
+    the address belongs to, else in the inviter's."""
+    user = User.objects.filter(email__iexact=to).select_related("profile").first()
     if not outbox.is_wanted(user, "invitation"):
         return
+    with translation.override(language_of(user if user is not None else inviter)):
+        _invitation(game, to, inviter, user)
+
+
+def _invitation(game: Game, to: str, inviter: User, user: User | None) -> None:
     seats = list(game.seats.select_related("user__profile"))
     context = {
         **_game_context(game, user),
         "inviter": display_name(inviter),
-        "seats": [f"{s.display_name} ({s.colour})" for s in seats],
+        "seats": [f"{s.display_name} ({colour_word(s.colour)})" for s in seats],
         "free_seats": game.player_count - len(seats),
-        "colours": game.free_colours(),
+        "colours": [colour_word(c) for c in game.free_colours()],
         "join_url": absolute_url("invite", game.invite_token),
     }
     _send("invitation", user, context, to=to, game=game, headers={GAME_HEADER: str(game.pk)})
 
 
+@for_seat
 def move_reply(
     seat: Seat, accepted: bool, commands: list[str], message: str, *, coalesce: bool = True
 ) -> OutgoingEmail | None:
@@ -329,11 +399,15 @@ def move_reply(
     )
 
 
+@written_for(lambda bound: language_at(bound.arguments["to"]))
 def refusal(to: str, reason: str) -> None:
-    """The answer to an email that cannot be tied to a player (bad or stale token)."""
+    """The answer to an email that cannot be tied to a player (bad or stale token): in
+    the language of the account the address belongs to (a reason made lazily is worded
+    in it too)."""
     _send("refusal", None, {"reason": reason, "site_url": settings.SITE_URL}, to=to)
 
 
+@for_seat
 def reply_dropped(seat: Seat) -> None:
     """To a player whose reply was not read: over the limit of emails read from one
     person (games.mail.inbound; the caller sends it at most once a day)."""
@@ -347,6 +421,7 @@ def reply_dropped(seat: Seat) -> None:
     _send("reply_dropped", seat.user, context, game=game)
 
 
+@for_user
 def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
     """The held non-urgent emails of one person, in one email (games.mail.outbox)."""
     zone = time_zone_of(user)
@@ -354,7 +429,7 @@ def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
         {
             "subject": f"{e.subject}: {line}" if (line := summary_line(e.summary)) else e.subject,
             # A digest is read, not answered: no "reply above this line" in its items.
-            "text": e.text.split(SIGNATURE)[0].strip().removeprefix(REPLY_MARKER).strip(),
+            "text": without_marker(e.text.split(SIGNATURE)[0].strip()).strip(),
             "when": dateformat.format(timezone.localtime(e.created_at, zone), "D j M, H:i"),
         }
         for e in held
@@ -366,6 +441,7 @@ def digest(user: User, held: list[OutgoingEmail]) -> OutgoingEmail | None:
 # --- the account's own emails (sent whatever the preferences: kinds.Kind.transactional) -------
 
 
+@for_user
 def email_changed(user: User, old_email: str) -> None:
     """To the old address: its account now has another; if that was not its owner, they
     learn it while they can still act (the new address would get any password reset)."""
@@ -382,21 +458,14 @@ def email_changed(user: User, old_email: str) -> None:
     _send("email_changed", user, context, to=old_email)
 
 
+@for_user
 def email_change_asked(user: User, new_email: str, confirm_url: str, holder: User | None) -> None:
     """A new address for the account: the link that proves it goes to that address (if
     another account has it, word that nothing changed goes there instead); the old one,
     still the account's, hears of it before anything changes."""
     if holder is not None:
-        _send(
-            "email_change_taken",
-            holder,
-            {
-                "name": display_name(holder),
-                "username": holder.get_username(),
-                "reset_url": absolute_url("password_reset"),
-            },
-            to=new_email,
-        )
+        with translation.override(language_of(holder)):  # the other account's reader
+            _email_change_taken(holder, new_email)
     else:
         _send(
             "email_confirm",
@@ -423,6 +492,20 @@ def email_change_asked(user: User, new_email: str, confirm_url: str, holder: Use
     )
 
 
+def _email_change_taken(holder: User, new_email: str) -> None:
+    _send(
+        "email_change_taken",
+        holder,
+        {
+            "name": display_name(holder),
+            "username": holder.get_username(),
+            "reset_url": absolute_url("password_reset"),
+        },
+        to=new_email,
+    )
+
+
+@for_user
 def signup_confirm(user: User, confirm_url: str) -> None:
     """The link that finishes signing up: proof that the address is its owner's."""
     _send(
@@ -432,6 +515,7 @@ def signup_confirm(user: User, confirm_url: str) -> None:
     )
 
 
+@for_user
 def signup_taken(user: User) -> None:
     """Someone signed up with an address that has an account: its owner hears, the page
     said nothing (it shows the same "check your email" either way)."""
@@ -450,7 +534,8 @@ def signup_taken(user: User) -> None:
 def signup_name_taken(to: str, username: str, signup_url: str) -> None:
     """Someone signed up with this address and a username an account has: the page
     said nothing (it tells nobody which names exist), this email says to choose another.
-    To the address only: the account with the name is nobody's business here."""
+    To the address only: the account with the name is nobody's business here. In the
+    language active (the request's: the person signing up reads the site in it)."""
     _send(
         "signup_name_taken",
         None,
@@ -492,7 +577,10 @@ def _on_signup_with_taken_email(sender: Any, user: User, **kwargs: Any) -> None:
 
 
 def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
-    """Subject (one line), plain text and HTML of an email of this kind."""
+    """Subject (one line), plain text and HTML of an email of this kind, in the language
+    active (`written_for`)."""
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    context = {"language": language, "reply_marker": reply_marker(language), **context}
     # Names and game names reach the Subject header: no control or bidi characters.
     subject = clean_text(render_to_string(f"emails/{kind}-subject.txt", context))
     text: str = render_to_string(f"emails/{kind}-body.txt", context)
@@ -647,6 +735,19 @@ def _footer(kind: str, user: User | None, game: Game | None) -> dict[str, str]:
     }
 
 
+# The colours as the emails name them (the engine's names are English codes).
+COLOUR_WORDS = {
+    "red": pgettext_lazy("colour", "red"),
+    "ochre": pgettext_lazy("colour", "ochre"),
+    "lilac": pgettext_lazy("colour", "lilac"),
+    "grey": pgettext_lazy("colour", "grey"),
+}
+
+
+def colour_word(colour: str) -> str:
+    return str(COLOUR_WORDS.get(colour, colour))
+
+
 def can_mail(user: User | None, kind: str) -> bool:
     """Checked before making tokens and links for an email that would not be sent."""
     return user is not None and bool(user.email) and outbox.is_wanted(user, kind)
@@ -763,36 +864,50 @@ def deadline_extended(
         if not can_mail(user, EXTENDED) or _extension_told(seat, game, deadline):
             continue
         assert user is not None  # _can_mail
-        replaced = _replace_unsent_extensions(seat, game)
-        shown = present(game, seat)
-        changes = [
-            *(change for e in replaced for change in _changes_of(e.summary)),
-            extension_values(extension, seat, shown.names, by),
-        ]
-        awaited = seat.pk in unanswered and seat.plays_in_person
-        held = outbox.status_for(user, EXTENDED) == outbox.Status.HELD
-        ask = awaited and not held  # a digest is read, not answered
-        context = {
-            **(_ask_context(game, seat) if ask else _game_context(game, user)),
-            "changes": [_change_line(change) for change in changes],
-            "deadline": deadline_text(game, user),
-            "awaited": awaited,
-            "ask": ask,
-            "phase_sentence": shown.phase_sentence(),
-        }
-        email = _send(
-            EXTENDED,
-            user,
-            context,
-            game=game,
-            reply_to=tokens.reply_address(seat, game.phase_number) if ask else "",
-            phase=game.phase_number,
-            headers={DEADLINE_HEADER: deadline},
-            summary=summary(EXTENDED, changes=changes),
-        )
+        with translation.override(language_of(user)):
+            email = _extension_email(game, seat, user, extension, by, deadline, unanswered)
         if email is not None:
             queued.append(email)
     return queued
+
+
+def _extension_email(
+    game: Game,
+    seat: Seat,
+    user: User,
+    extension: dict[str, Any],
+    by: User | None,
+    deadline: str,
+    unanswered: set[int],
+) -> OutgoingEmail | None:
+    """The extension email to one person seated (in their language)."""
+    replaced = _replace_unsent_extensions(seat, game)
+    shown = present(game, seat)
+    changes = [
+        *(change for e in replaced for change in _changes_of(e.summary)),
+        extension_values(extension, seat, shown.names, by),
+    ]
+    awaited = seat.pk in unanswered and seat.plays_in_person
+    held = outbox.status_for(user, EXTENDED) == outbox.Status.HELD
+    ask = awaited and not held  # a digest is read, not answered
+    context = {
+        **(_ask_context(game, seat) if ask else _game_context(game, user)),
+        "changes": [_change_line(change) for change in changes],
+        "deadline": deadline_text(game, user),
+        "awaited": awaited,
+        "ask": ask,
+        "phase_sentence": shown.phase_sentence(),
+    }
+    return _send(
+        EXTENDED,
+        user,
+        context,
+        game=game,
+        reply_to=tokens.reply_address(seat, game.phase_number) if ask else "",
+        phase=game.phase_number,
+        headers={DEADLINE_HEADER: deadline},
+        summary=summary(EXTENDED, changes=changes),
+    )
 
 
 def extension_sentence(extension: dict[str, Any], seat: Seat, names: Names, by: User | None) -> str:
@@ -828,16 +943,35 @@ def _change_line(change: dict[str, Any] | str) -> str:
     if isinstance(change, str):
         return change
     if change["reason"] == "creator":
-        hours = plural(int(change["hours"]), "hour")
+        hours = int(change["hours"])
         if change["you"]:
-            return f"You extended the deadline by {hours}."
-        who = change["who"]
-        creator = f"{who}, the game's creator," if who else "The game's creator"
-        return f"{creator} extended the deadline by {hours}."
+            return ngettext(
+                "You extended the deadline by %(hours)s hour.",
+                "You extended the deadline by %(hours)s hours.",
+                hours,
+            ) % {"hours": hours}
+        if change["who"]:
+            return ngettext(
+                "%(who)s, the game's creator, extended the deadline by %(hours)s hour.",
+                "%(who)s, the game's creator, extended the deadline by %(hours)s hours.",
+                hours,
+            ) % {"who": change["who"], "hours": hours}
+        return ngettext(
+            "The game's creator extended the deadline by %(hours)s hour.",
+            "The game's creator extended the deadline by %(hours)s hours.",
+            hours,
+        ) % {"hours": hours}
     away, reader = change["away"], change["reader"]
-    who = names_list(away, {**change["names"], reader: "you"})
-    verb = "is" if len(away) == 1 and away[0] != reader else "are"
-    return f"The deadline was extended while {who} {verb} away."
+    if away == [reader]:
+        return _("The deadline was extended while you are away.")
+    if len(away) == 1:
+        return _("The deadline was extended while %(name)s is away.") % {
+            "name": name_of(away[0], change["names"])
+        }
+    you = pgettext("the reader, in a list of names", "you")
+    return _("The deadline was extended while %(names)s are away.") % {
+        "names": names_list(away, {**change["names"], reader: you})
+    }
 
 
 def _changes_of(stored: StoredSummary) -> list[dict[str, Any] | str]:
@@ -877,14 +1011,22 @@ def _phase_of(v: View) -> dict[str, Any]:
     return {"kind": v["phase"].get("kind"), "action": v["phase"].get("action")}
 
 
+# Worded in the language active when read (the reader's: `written_for`).
 SUMMARY_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
-    "your_turn": lambda v: f"Your move: {phase_name(v['phase'])}, turn {v['turn']}",
-    "results": lambda v: f"What happened (turn {v['turn']})",
-    "messages": lambda v: "Messages",
-    "message_owed": lambda v: "New messages at the table",
-    "game_over": lambda v: "The game is over",
-    "move_accepted": lambda v: f"Your move by email was accepted: {'; '.join(v['commands'])}.",
-    "move_refused": lambda v: f"Your move by email was refused: {'; '.join(v['commands'])}.",
+    "your_turn": lambda v: (
+        _("Your move: %(phase)s, turn %(turn)s")
+        % {"phase": phase_name(v["phase"]), "turn": v["turn"]}
+    ),
+    "results": lambda v: _("What happened (turn %(turn)s)") % {"turn": v["turn"]},
+    "messages": lambda v: _("Messages"),
+    "message_owed": lambda v: _("New messages at the table"),
+    "game_over": lambda v: _("The game is over"),
+    "move_accepted": lambda v: (
+        _("Your move by email was accepted: %(commands)s.") % {"commands": "; ".join(v["commands"])}
+    ),
+    "move_refused": lambda v: (
+        _("Your move by email was refused: %(commands)s.") % {"commands": "; ".join(v["commands"])}
+    ),
     EXTENDED: lambda v: " ".join(_change_line(change) for change in v["changes"]),
 }
 
@@ -930,6 +1072,7 @@ def _on_repair_needed(sender: Any, game: Game, **kwargs: Any) -> None:
     repair_needed(game)
 
 
+@written_for(lambda bound: settings.LANGUAGE_CODE)  # the operators read English
 def repair_needed(game: Game) -> list[OutgoingEmail]:
     """Tell each of the site's operators that the game is paused for repair. Returns the
     emails queued."""

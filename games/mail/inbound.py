@@ -47,14 +47,16 @@ from enum import StrEnum
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from engine.errors import IllegalMove
 from engine.moves import EndAlliance
 from games import chat, limits, services
 from games.links import absolute_url
 from games.mail import compose, out_of_office, outbox, replies, tokens
-from games.models import Game, ReplyToken, Seat
+from games.models import Game, ReplyToken, Seat, language_of
 
 logger = logging.getLogger(__name__)
 
@@ -67,22 +69,26 @@ AUTO_REPLY_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Autoresponder")
 AUTOMATIC_PRECEDENCE = frozenset({"bulk", "junk", "list", "auto_reply"})
 ROBOTS = frozenset({"mailer-daemon", "postmaster"})
 
-UNKNOWN = (
+# What a refusal says, in English (the log's); translated where an answer says it
+# (`gettext(USED)`: the player's language, `handle_message`).
+UNKNOWN = gettext_noop(
     "this reply address is not known here (it may have been mistyped): reply to the "
     "latest email from the game"
 )
-USED = "this reply address was already used; reply to the latest email"
-WRONG_SENDER = (
+USED = gettext_noop("this reply address was already used; reply to the latest email")
+WRONG_SENDER = gettext_noop(
     "this reply address belongs to a player whose account has another email "
     "address, and a forwarded email cannot move for someone else. If it is your "
     "seat, reply from the address your account uses (see your profile)."
 )
-TOO_LARGE = (
-    f"your email is larger than {MAX_MESSAGE_BYTES // 1024} KB: reply with the "
-    "commands only, without attachments"
+_TOO_LARGE = gettext_noop(
+    "your email is larger than %(kb)s KB: reply with the commands only, without attachments"
 )
-UNREADABLE = "your email could not be read as text: reply with the commands in plain text"
-OVER_LIMIT = (
+TOO_LARGE = _TOO_LARGE % {"kb": MAX_MESSAGE_BYTES // 1024}
+UNREADABLE = gettext_noop(
+    "your email could not be read as text: reply with the commands in plain text"
+)
+OVER_LIMIT = gettext_noop(
     "over the limit of emails read per player (or per origin, for emails that are no "
     "player's own): not read, not answered"
 )
@@ -122,15 +128,22 @@ def handle_message(
         return _unanswered(OVER_LIMIT, sender, reply.seat if reply else None)
     if reply is None:  # forged, mistyped or no token: the From: may be anyone's
         return _unanswered(UNKNOWN, sender)
+    # What the answer says, in the language of the player the address is for.
+    with translation.override(language_of(reply.seat.user)):
+        return _handle(raw, reply, sender)
+
+
+def _handle(raw: bytes, reply: ReplyToken, sender: str) -> InboundResult:
+    """`handle_message` once the reply address is known."""
     seat = reply.seat
     problem = _sender_problem(seat, sender)
     if problem:  # a stranger (or a forged From:) with a player's address: nobody is told
         return _unanswered(problem, sender, seat)
     if len(raw) > MAX_MESSAGE_BYTES:
-        return _refuse(seat, TOO_LARGE)
+        return _refuse(seat, _(_TOO_LARGE) % {"kb": MAX_MESSAGE_BYTES // 1024})
     text = _reply_text(raw, reply)
     if text is None:
-        return _refuse(seat, UNREADABLE)
+        return _refuse(seat, _(UNREADABLE))
     read = replies.commands(text)
     if read.submissions:  # a move is for the phase the email asked it for
         problem = _token_problem(reply, seat.game)
@@ -211,7 +224,11 @@ def token_in(headers: Message, envelope_to: Iterable[str]) -> str | None:
 def _reply_token(token: str | None) -> ReplyToken | None:
     if not token:
         return None
-    return ReplyToken.objects.select_related("seat__game", "seat__user").filter(token=token).first()
+    return (
+        ReplyToken.objects.select_related("seat__game", "seat__user__profile")
+        .filter(token=token)
+        .first()
+    )
 
 
 def _within_limit(reply: ReplyToken | None, sender: str, origin: str) -> bool:
@@ -253,19 +270,21 @@ def origin_of(way: str, address: str | None) -> str:
 
 def _sender_problem(seat: Seat, sender: str) -> str | None:
     email = seat.user.email if seat.user else ""
-    return None if email and email.lower() == sender.lower() else WRONG_SENDER
+    return (
+        None if email and email.lower() == sender.lower() else WRONG_SENDER
+    )  # never answered: the log's English
 
 
 def _token_problem(reply: ReplyToken, game: Game) -> str | None:
     if reply.used_at is not None:
-        return USED
+        return _(USED)
     if game.status == Game.Status.FINISHED:
-        return f"the game is over: see the final scores on {game_url(game)}"
+        return _("the game is over: see the final scores on %(url)s") % {"url": game_url(game)}
     if game.status != Game.Status.RUNNING or reply.phase_number != game.phase_number:
-        return (
+        return _(
             "the game has moved on since that email: reply to the latest email, or play "
-            f"on the game's page: {game_url(game)}"
-        )
+            "on the game's page: %(url)s"
+        ) % {"url": game_url(game)}
     return None
 
 
@@ -283,7 +302,7 @@ def _play(reply: ReplyToken, read: replies.Commands) -> InboundResult:
         game = Game.objects.select_for_update().get(pk=seat.game_id)
         problem = _token_problem(reply, game)  # again: the phase may have moved on
         if problem is None and not _claim(reply):
-            problem = USED  # another delivery of this email came first
+            problem = _(USED)  # another delivery of this email came first
         if problem:
             return _refuse(seat, problem)
         try:  # the messages first: one that may not go stops the whole reply
@@ -301,7 +320,7 @@ def _play(reply: ReplyToken, read: replies.Commands) -> InboundResult:
             return _accept(seat, accepted, read, _say_all(seat, read))
         _release(reply)  # refused: the player may correct the move with the same address
         unsent = (
-            " Your message was not sent either: send it again with the corrected move."
+            " " + _("Your message was not sent either: send it again with the corrected move.")
             if read.said
             else ""
         )
@@ -339,11 +358,11 @@ def _accept(
     seat: Seat, accepted: list[services.Outcome], read: replies.Commands, talk: list[str]
 ) -> InboundResult:
     texts = [outcome.text for outcome in accepted]
-    lines = [f"Accepted: {text}." for text in texts]
+    lines = [_("Accepted: %(move)s.") % {"move": text} for text in texts]
     if accepted[-1].ready:
-        lines.append("It is being applied; the next email tells what happened.")
+        lines.append(_("It is being applied; the next email tells what happened."))
     else:
-        lines.append("It stays sealed until the other players have submitted theirs.")
+        lines.append(_("It stays sealed until the other players have submitted theirs."))
     lines.extend(talk)
     lines.extend(_ignored_lines(read))
     message = "\n".join(lines)
@@ -365,7 +384,7 @@ def _talk(seat: Seat, read: replies.Commands) -> InboundResult:
     except services.GameError as error:
         return _refuse_move(seat, [], _talk_problem(error))
     told = "; ".join(_talk_line(said) for said in read.said)
-    return _done(InboundResult(Verdict.ACCEPTED, f"Sent: {told}"))
+    return _done(InboundResult(Verdict.ACCEPTED, _("Sent: %(messages)s") % {"messages": told}))
 
 
 def _say_all(seat: Seat, read: replies.Commands) -> list[str]:
@@ -375,44 +394,59 @@ def _say_all(seat: Seat, read: replies.Commands) -> list[str]:
     for said in read.said:
         try:
             chat.post(seat.game_id, seat.user_id, said.text, said.to, via=chat.BY_EMAIL)
-            lines.append(f"Sent: {_talk_line(said)}.")
+            lines.append(_("Sent: %(message)s.") % {"message": _talk_line(said)})
         except services.GameError as error:  # over the limit of messages, meanwhile
-            lines.append(f"Not sent: {_talk_line(said)}: {str(error).rstrip('.')}.")
+            lines.append(
+                _("Not sent: %(message)s: %(reason)s.")
+                % {"message": _talk_line(said), "reason": str(error).rstrip(".")}
+            )
     return lines
 
 
 def _talk_line(said: replies.Said) -> str:
-    where = f"to {said.to} only" if said.to else "to everyone"
-    return f"your message {where} ('{replies.cut(said.text, 60)}')"
+    text = replies.cut(said.text, 60)
+    if said.to:
+        return _("your message to %(colour)s only ('%(text)s')") % {
+            "colour": compose.colour_word(said.to),
+            "text": text,
+        }
+    return _("your message to everyone ('%(text)s')") % {"text": text}
 
 
 def _talk_problem(error: services.GameError) -> str:
-    return f"Nothing was applied or sent: {str(error).rstrip('.')}."
+    return _("Nothing was applied or sent: %(reason)s.") % {"reason": str(error).rstrip(".")}
 
 
 def _refusal_text(refusal: tuple[str, str], accepted: list[services.Outcome]) -> str:
     command, sentence = refusal
-    before = [f"'{outcome.text}'" for outcome in accepted]
-    kept = f" Accepted before it, and in force: {', '.join(before)}." if before else ""
-    return f"Not accepted: '{replies.cut(command)}': {sentence.rstrip('.')}.{kept}"
+    refused = _("Not accepted: '%(command)s': %(reason)s.") % {
+        "command": replies.cut(command),
+        "reason": sentence.rstrip("."),
+    }
+    if not accepted:
+        return refused
+    before = ", ".join(f"'{outcome.text}'" for outcome in accepted)
+    kept = _("Accepted before it, and in force: %(moves)s.") % {"moves": before}
+    return f"{refused} {kept}"
 
 
 def _reading_problem(read: replies.Commands) -> str:
     if read.errors:
         errors = "; ".join(error.rstrip(".") for error in replies.shown(read.errors, chars=400))
-        return f"Nothing was applied: {errors}."
+        return _("Nothing was applied: %(errors)s.") % {"errors": errors}
     ignored = "\n".join(_ignored_lines(read))
-    return (
+    found = _(
         "No command was found in your reply: write each command on a line of its own, "
-        f"like 'decide 1, 3', above the quoted email.\n{ignored}"
-    ).strip()
+        "like '%(example)s', above the quoted email."
+    ) % {"example": "decide 1, 3"}
+    return f"{found}\n{ignored}".strip()
 
 
 def _ignored_lines(read: replies.Commands) -> list[str]:
     if not read.ignored:
         return []
     return [
-        "These lines were not read as commands:",
+        _("These lines were not read as commands:"),
         *(f"  {line}" for line in replies.shown(read.ignored)),
     ]
 

@@ -57,7 +57,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Prefetch, Q, QuerySet, prefetch_related_objects
 from django.db.models.signals import post_save
 from django.dispatch import receiver
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from games import chat
 from games.deadlines import each, is_away
@@ -71,6 +71,7 @@ from games.models import (
     OutgoingEmail,
     Reminder,
     Seat,
+    language_of,
 )
 from games.services import (
     MAX_DEADLINE_HOURS,
@@ -176,33 +177,36 @@ def _tell(
         new_phase=True,
     )
     for seat in people:
-        if final:
-            _tell_now(
-                game,
-                seat,
-                "game_over",
-                compose.game_over,
-                queued,
-                shown[seat.pk],
-                told.get(seat.user_id, 0),
-                newest,
-                held.get(seat.user_id, []),
-            )
-        elif seat in asked:
-            ask = partial(compose.your_turn, links=links.get(seat.pk))
-            _tell_now(
-                game,
-                seat,
-                "your_turn",
-                ask,
-                queued,
-                shown[seat.pk],
-                told.get(seat.user_id, 0),
-                newest,
-                held.get(seat.user_id, []),
-            )
-        elif not seat.mail_muted:  # muted: nothing but the final scores
-            _owe_results(game, seat, phase_number, queued, shown[seat.pk])
+        # Each person's email in their own language, its news worded for them too (their
+        # Presentation keeps the lines it words: `_owe_results` reads them first).
+        with translation.override(language_of(seat.user)):
+            if final:
+                _tell_now(
+                    game,
+                    seat,
+                    "game_over",
+                    compose.game_over,
+                    queued,
+                    shown[seat.pk],
+                    told.get(seat.user_id, 0),
+                    newest,
+                    held.get(seat.user_id, []),
+                )
+            elif seat in asked:
+                ask = partial(compose.your_turn, links=links.get(seat.pk))
+                _tell_now(
+                    game,
+                    seat,
+                    "your_turn",
+                    ask,
+                    queued,
+                    shown[seat.pk],
+                    told.get(seat.user_id, 0),
+                    newest,
+                    held.get(seat.user_id, []),
+                )
+            elif not seat.mail_muted:  # muted: nothing but the final scores
+                _owe_results(game, seat, phase_number, queued, shown[seat.pk])
 
 
 def _ledger(

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from email.message import EmailMessage, MIMEPart
 from html.parser import HTMLParser
 
+from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
+
 from engine.board import column_name
 from engine.errors import NotationError
 from engine.moves import EndAlliance, Submission
@@ -87,11 +89,15 @@ ECHO_CHARS = 200
 # as a quote or an ending. If the reply's own text reaches it, the commands may have been
 # cut, so `commands` refuses the email rather than apply part of a move.
 CUT_LINE = "[Löwenherz: the rest of this email was not read]"
-TOO_LONG = (
-    f"only the first {MAX_LINES} lines ({MAX_TEXT_CHARS // 1000},000 characters) of "
-    "what you write are read (the quoted email does not count): write your commands "
-    "at the top, above the quoted email"
+
+
+_TOO_LONG = gettext_noop(
+    "only the first %(lines)s lines (%(thousands)s,000 characters) of what you write "
+    "are read (the quoted email does not count): write your commands at the top, "
+    "above the quoted email"
 )
+_TOO_LONG_VALUES = {"lines": MAX_LINES, "thousands": MAX_TEXT_CHARS // 1000}
+TOO_LONG = _TOO_LONG % _TOO_LONG_VALUES  # in English; `commands` says it in the reader's
 
 # --- the new text of a reply ------------------------------------------------------------------
 
@@ -185,14 +191,22 @@ _INVISIBLE = dict.fromkeys(map(ord, "\u200b\u200c\u200d\u2060\ufeff"))
 # The first line of every email that invites a reply (templates/emails/*-body.*). Clients
 # quote it, wrap it, turn it from HTML into text; what stays is its words.
 REPLY_MARKER = "## Reply above this line ##"
+# The marker in the other languages the emails are written in (its words are read back
+# here, whatever the reader's language: not in the catalogues, so that they cannot drift).
+REPLY_MARKERS = {
+    "de": "## Oberhalb dieser Zeile antworten ##",
+    "it": "## Rispondi sopra questa riga ##",
+}
 SIGNATURE = "\n-- \n"  # the footer's delimiter (templates/emails/_footer.txt); clients know it
-_MARKER_WORDS = "replyabovethisline"
+_NOT_LETTERS = re.compile(r"[^a-z]+")
+_MARKER_WORDS = tuple(
+    _NOT_LETTERS.sub("", marker.lower()) for marker in (REPLY_MARKER, *REPLY_MARKERS.values())
+)
 # The examples of templates/emails/_talk.txt: never read as a player's message.
 TALK_EXAMPLES = (
     "say Shall we leave the hills to each other?",
     "to ochre: I will not enter your region this turn.",
 )
-_NOT_LETTERS = re.compile(r"[^a-z]+")
 
 # Lines the site writes in those emails (templates/emails/, games.mail.compose,
 # games.show.textboard), in lower case, as the text body says them and as a client makes
@@ -265,10 +279,23 @@ def _is_marker(lines: list[str], at: int) -> bool:
     if "#" not in line:
         return False
     words = _key(line)
-    if _MARKER_WORDS in words:
+    if any(marker in words for marker in _MARKER_WORDS):
         return True
     following = _key(lines[at + 1]) if at + 1 < len(lines) else ""
-    return bool(words) and _MARKER_WORDS in words + following
+    return bool(words) and any(marker in words + following for marker in _MARKER_WORDS)
+
+
+def reply_marker(language: str) -> str:
+    """The marker line of an email in this language (a language code: "de", "en-gb")."""
+    return REPLY_MARKERS.get(language.split("-")[0].lower(), REPLY_MARKER)
+
+
+def without_marker(text: str) -> str:
+    """`text` without the marker line it starts with, in any language."""
+    for marker in (REPLY_MARKER, *REPLY_MARKERS.values()):
+        if text.startswith(marker):
+            return text.removeprefix(marker)
+    return text
 
 
 def _site_line(line: str) -> int:
@@ -1092,7 +1119,7 @@ def commands(text: str) -> Commands:
             talking = False  # a blank line ends a message
             continue
         if line == CUT_LINE:
-            errors.append(TOO_LONG)
+            errors.append(gettext(_TOO_LONG) % _TOO_LONG_VALUES)
             break
         message = said_on(raw.strip())
         if message is not None:
@@ -1113,8 +1140,11 @@ def commands(text: str) -> Commands:
         else:
             if word == TREASURE:
                 errors.append(
-                    f"'{line}': write Treasure cards after the move they go with, "
-                    "like 'bid 5 treasure 10'"
+                    gettext(
+                        "'%(line)s': write Treasure cards after the move they go with, "
+                        "like '%(example)s'"
+                    )
+                    % {"line": line, "example": "bid 5 treasure 10"}
                 )
             else:
                 ignored.append(raw.strip())
@@ -1124,8 +1154,8 @@ def commands(text: str) -> Commands:
     errors.extend(problems)
     messages = [Said(to, "\n".join(lines).strip()) for to, lines in said]
     errors.extend(
-        f"'{SAY if not m.to else 'to ' + m.to}' needs the message after it, on "
-        "the same line or the lines below"
+        gettext("'%(start)s' needs the message after it, on the same line or the lines below")
+        % {"start": SAY if not m.to else "to " + m.to}
         for m in messages
         if not m.text
     )
@@ -1203,9 +1233,18 @@ def _parse(submissions: list[str]) -> tuple[list[Submission], list[str]]:
         if not isinstance(move, EndAlliance):
             moves.append(text)
     if len(moves) > 1:
-        found = " and ".join(f"'{cut(m, 60)}'" for m in moves[:3])
-        more = f" and {len(moves) - 3} more" if len(moves) > 3 else ""
-        errors.append(f"one move per reply, please: this reply has {found}{more}")
+        found = pgettext("between the moves of a list", " and ").join(
+            f"'{cut(m, 60)}'" for m in moves[:3]
+        )
+        if len(moves) > 3:
+            errors.append(
+                gettext("one move per reply, please: this reply has %(moves)s and %(count)s more")
+                % {"moves": found, "count": len(moves) - 3}
+            )
+        else:
+            errors.append(
+                gettext("one move per reply, please: this reply has %(moves)s") % {"moves": found}
+            )
     return parsed, errors
 
 
@@ -1223,5 +1262,8 @@ def shown(lines: Sequence[str], count: int = ECHO_LINES, chars: int = ECHO_CHARS
     kept = [cut(line, chars) for line in lines[:count]]
     if len(lines) > count:
         more = len(lines) - count
-        kept.append(f"… {more} more line{'s' if more > 1 else ''} not shown")
+        kept.append(
+            ngettext("… %(count)s more line not shown", "… %(count)s more lines not shown", more)
+            % {"count": more}
+        )
     return kept
