@@ -47,6 +47,7 @@ from engine.notation import (
 )
 from engine.view import View as EngineView
 from games.show.board_svg import WALL, default_kind
+from games.show.command_words import to_reader
 from games.show.view_text import examples
 from games.show.words import action_text, card_name
 
@@ -506,7 +507,9 @@ class MoveTextForm(PlayForm):
     def setup(self) -> None:
         # The first reply the emails suggest for this view; with nothing asked, what may
         # still be typed: ending an alliance.
-        example = next(iter(examples(cast(EngineView, self.view))), "break alliance C3 H5")
+        example = next(
+            iter(examples(cast(EngineView, self.view))), to_reader("break alliance C3 H5")
+        )
         self.fields["move"].widget.attrs["placeholder"] = example
 
     def move_text(self) -> str:

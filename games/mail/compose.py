@@ -31,7 +31,7 @@ from engine.view import View
 from games import chat, deadlines, limits, services, signals
 from games.links import absolute_url
 from games.mail import kinds, outbox, tokens
-from games.mail.replies import SIGNATURE, reply_marker, without_marker
+from games.mail.replies import SIGNATURE, reply_marker, talk_words, without_marker
 from games.models import PERSON, Event, Game, MessageEmails, OutgoingEmail, Seat, language_of
 from games.show.presenter import EventLine, Presentation, present
 from games.show.textboard import board_text
@@ -580,7 +580,12 @@ def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
     """Subject (one line), plain text and HTML of an email of this kind, in the language
     active (`written_for`)."""
     language = translation.get_language() or settings.LANGUAGE_CODE
-    context = {"language": language, "reply_marker": reply_marker(language), **context}
+    context = {
+        "language": language,
+        "reply_marker": reply_marker(language),
+        **talk_words(language),
+        **context,
+    }
     # Names and game names reach the Subject header: no control or bidi characters.
     subject = clean_text(render_to_string(f"emails/{kind}-subject.txt", context))
     text: str = render_to_string(f"emails/{kind}-body.txt", context)

@@ -39,14 +39,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage, MIMEPart
 from html.parser import HTMLParser
+from typing import Any
 
 from django.utils.translation import gettext, gettext_noop, ngettext, pgettext
 
 from engine.board import column_name
 from engine.errors import NotationError
 from engine.moves import EndAlliance, Submission
-from engine.notation import MAX_MOVE_CHARS, parse_move
+from engine.notation import MAX_MOVE_CHARS, MAX_QUOTED_MOVE, parse_move, quote
 from engine.position import COLOURS
+from games.show import command_words
 
 # The first words `engine.notation.parse_move` knows (tests check they stay in step).
 COMMAND_WORDS = frozenset(
@@ -202,11 +204,23 @@ _NOT_LETTERS = re.compile(r"[^a-z]+")
 _MARKER_WORDS = tuple(
     _NOT_LETTERS.sub("", marker.lower()) for marker in (REPLY_MARKER, *REPLY_MARKERS.values())
 )
-# The examples of templates/emails/_talk.txt: never read as a player's message.
-TALK_EXAMPLES = (
-    "say Shall we leave the hills to each other?",
-    "to ochre: I will not enter your region this turn.",
-)
+# The examples of templates/emails/_talk.txt in each language (docs/glossary.md 2.3): never
+# read as a player's message. Constants, like the markers, so that they cannot drift.
+TALK_EXAMPLES_IN = {
+    "en": (
+        "say Shall we leave the hills to each other?",
+        "to ochre: I will not enter your region this turn.",
+    ),
+    "de": (
+        "nachricht Wollen wir uns die Gebirge gegenseitig lassen?",
+        "an ocker: Ich erweitere diese Runde nicht in dein Gebiet.",
+    ),
+    "it": (
+        "messaggio Ci lasciamo a vicenda le montagne?",
+        "a ocra: questo turno non entro nel tuo territorio.",
+    ),
+}
+TALK_EXAMPLES = tuple(line for lines in TALK_EXAMPLES_IN.values() for line in lines)
 
 # Lines the site writes in those emails (templates/emails/, games.mail.compose,
 # games.show.textboard), in lower case, as the text body says them and as a client makes
@@ -245,8 +259,7 @@ _STRONG = (
     ("until everybody's submission is in", ""),
     ('a reply line starting with "say" writes to everyone', ""),
     ("talk to the table: a reply line starting with say", ""),
-    (TALK_EXAMPLES[0].lower(), ""),
-    (TALK_EXAMPLES[1].lower(), ""),
+    *((example.lower(), "") for example in TALK_EXAMPLES),
 )
 _STRONG_HEADINGS = frozenset(
     {
@@ -288,6 +301,20 @@ def _is_marker(lines: list[str], at: int) -> bool:
 def reply_marker(language: str) -> str:
     """The marker line of an email in this language (a language code: "de", "en-gb")."""
     return REPLY_MARKERS.get(language.split("-")[0].lower(), REPLY_MARKER)
+
+
+def talk_words(language: str) -> dict[str, Any]:
+    """What templates/emails/_talk.* shows in this language: the words that start a message
+    and the two example lines."""
+    short = language.split("-")[0].lower()
+    to_word = command_words.talk_to_reader("to", short)
+    ochre = command_words.talk_to_reader("ochre", short)
+    return {
+        "talk_say": command_words.talk_to_reader("say", short),
+        "talk_to": {"de": "an <Farbe>:", "it": "a <colore>:"}.get(short, "to <colour>:"),
+        "talk_to_ochre": f"{to_word} {ochre}:",
+        "talk_examples": TALK_EXAMPLES_IN.get(short, TALK_EXAMPLES_IN["en"]),
+    }
 
 
 def without_marker(text: str) -> str:
@@ -794,7 +821,7 @@ def _is_any_header(line: str) -> bool:
     return (
         bool(colon)
         and 0 < len(name) <= 30
-        and first_word(name) not in COMMAND_WORDS
+        and command_word(name) not in COMMAND_WORDS
         and all(part.isalpha() for part in name.replace("-", " ").replace("'", " ").split())
     )
 
@@ -880,7 +907,7 @@ def _may_attribute(line: str) -> bool:
     return (
         bool(text)
         and not text.startswith(">")
-        and first_word(text) not in COMMAND_WORDS
+        and command_word(text) not in COMMAND_WORDS
         and said_on(text) is None
     )
 
@@ -1100,9 +1127,15 @@ class Commands:
 
 
 SAY = "say"
-EVERYONE = frozenset({"everyone", "everybody", "all"})
-# "to ochre: text", "To Lilac - text": the colour (or "everyone") and the text.
-_TO = re.compile(r"to\s+([a-z]{2,12})\s*[:\-–—]\s*(.*)", re.IGNORECASE)
+SAY_WORDS = frozenset({SAY, *command_words.SAY_WORDS})  # German "nachricht", Italian "messaggio"
+EVERYONE = frozenset({"everyone", "everybody", "all", *command_words.EVERYONE_WORDS})
+# "to ochre: text", "To Lilac - text", "an ocker: …", "a ocra: …": the colour (or
+# "everyone") and the text.
+_TO_WORDS = "|".join(sorted({"to", *command_words.TO_WORDS}, key=len, reverse=True))
+_TO = re.compile(
+    rf"(?:{_TO_WORDS})\s+([a-z]{{2,12}})\s*[:\-–—]\s*(.*)",
+    re.IGNORECASE,
+)
 
 
 def commands(text: str) -> Commands:
@@ -1114,7 +1147,7 @@ def commands(text: str) -> Commands:
     previous = ""  # what the last non-empty line was: "step", "move" or "" (prose)
     for raw in bounded(text).split("\n"):
         line = _command_line(raw)
-        word = first_word(line)
+        word = command_word(line)
         if not line:
             talking = False  # a blank line ends a message
             continue
@@ -1175,7 +1208,7 @@ def said_on(line: str) -> tuple[str, str] | None:
     if line in TALK_EXAMPLES or len(line) > MAX_LINE_CHARS:
         return None
     line = re.sub(r"^(?:[-*•·]\s+)", "", line)
-    if first_word(line) == SAY:
+    if first_word(line) in SAY_WORDS:
         return "", line.split(maxsplit=1)[1].lstrip(":").strip() if " " in line else ""
     found = _TO.fullmatch(line)
     if found is None:
@@ -1183,6 +1216,7 @@ def said_on(line: str) -> tuple[str, str] | None:
     name = found.group(1).lower()
     if name in EVERYONE:
         return "", found.group(2).strip()
+    name = command_words.COLOUR_OF.get(name, name)
     return (name, found.group(2).strip()) if name in COLOURS else None
 
 
@@ -1204,11 +1238,17 @@ def first_word(line: str) -> str:
     return words[0].lower().rstrip(".,:;!") if words else ""
 
 
+def command_word(line: str) -> str:
+    """The English command (or keyword) the line's first word stands for, in any of the
+    languages' words (games.show.command_words: "Ritter" is `knight`, "tesoro" `treasure`)."""
+    return command_words.english_word(first_word(line))
+
+
 def _command_line(raw: str) -> str:
     """A line as a command: without a list bullet, a colon after the command word
     ("Decide: 1, 3") or a full stop at the end; other lines unchanged but stripped."""
     line = re.sub(r"^(?:[-*•·]\s+|\d{1,2}[.)]\s+)", "", raw.strip())
-    word = first_word(line)
+    word = command_word(line)
     if word not in COMMAND_WORDS and word != TREASURE:
         return raw.strip()
     head, _, rest = line.partition(" ")
@@ -1225,9 +1265,9 @@ def _parse(submissions: list[str]) -> tuple[list[Submission], list[str]]:
     moves: list[str] = []
     for text in submissions:
         try:
-            move = parse_move(text)
+            move = parse_move(command_words.to_english(text))
         except NotationError as error:
-            errors.append(str(error))
+            errors.append(_as_written(str(error), text))
             continue
         parsed.append(move)
         if not isinstance(move, EndAlliance):
@@ -1246,6 +1286,15 @@ def _parse(submissions: list[str]) -> tuple[list[Submission], list[str]]:
                 gettext("one move per reply, please: this reply has %(moves)s") % {"moves": found}
             )
     return parsed, errors
+
+
+def _as_written(error: str, text: str) -> str:
+    """The notation's sentence quoting the move as the player wrote it, not as it was
+    read in English ("'ritter Z9': …", not "'knight Z9': …")."""
+    read = f"'{quote(' '.join(command_words.to_english(text).split()), MAX_QUOTED_MOVE)}'"
+    if not error.startswith(read):
+        return error
+    return f"'{quote(' '.join(text.split()), MAX_QUOTED_MOVE)}'" + error[len(read) :]
 
 
 # --- echoes -----------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from engine.notation import format_move
 from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
 from games.models import Game
+from games.show.command_words import to_reader
 from games.show.words import (
     Names,
     action_text,
@@ -281,7 +282,12 @@ def _asked_perform(ask: Ask) -> list[str]:
 
 
 def examples(v: View) -> list[str]:
-    """Replies that would do, in the engine's notation, for the help line."""
+    """Replies that would do, for the help line: the engine's notation in the reader's
+    command words (games.show.command_words; cells stay)."""
+    return [to_reader(example) for example in _examples(v)]
+
+
+def _examples(v: View) -> list[str]:
     ask = v.get("ask")
     if not ask:
         return []

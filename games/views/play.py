@@ -40,6 +40,7 @@ from games.play_forms import (
     own_alliances,
 )
 from games.show.board_svg import render_board
+from games.show.command_words import to_english
 from games.show.help import help_for
 from games.show.presenter import Presentation, present
 from games.show.view_text import asked, deadline_text, examples, hand
@@ -337,7 +338,7 @@ def _submission(request: HttpRequest, shown: Presentation, phase_number: int) ->
                 gettext("a move is at most %(most)s characters, and this one has %(count)s")
                 % {"most": MAX_MOVE_CHARS, "count": len(text)}
             )
-        return parse_move(text)
+        return parse_move(to_english(text))
     form = form_from_post(shown.view or {}, request.POST, "")
     if form is None:
         raise _FormProblem(gettext("choose what to submit"))
