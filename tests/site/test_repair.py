@@ -403,12 +403,18 @@ def worker_with_operators(transactional_db, tmp_path: Path) -> Iterator:
 
 
 def submit_decisions(game: Game) -> int:
+    """Every awaited seat's move in the current phase, whose number it returns; a phase
+    that one move ends (a negotiation's turn: the worker resolves it at once) takes no
+    more."""
     game = fresh(game)
     for seat in game.seats.filter(colour__in=game.waiting):
         move = RandomPlayer(f"{game.seed}/{game.phase_number}/{seat.colour}").choose(
             game.engine_state, seat.colour
         )
-        services.submit(game.pk, seat.pk, move, game.phase_number)
+        try:
+            services.submit(game.pk, seat.pk, move, game.phase_number)
+        except services.PhaseGone:
+            break  # the phase moved on: what the caller waits for
     return game.phase_number
 
 
