@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.utils import dateformat, timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext_lazy
+from django.utils.translation import ngettext
 
 from engine.notation import format_move
 from engine.serialize import move_from_json
@@ -23,6 +23,7 @@ from engine.view import Ask, PhaseView, View
 from games.models import Game
 from games.show.command_words import to_reader
 from games.show.words import (
+    PHASE_NAMES,
     Names,
     action_text,
     card_name,
@@ -38,15 +39,6 @@ from games.show.words import (
 )
 
 CELLS_SHOWN = 30
-PHASE_NAMES = {
-    "placement": pgettext_lazy("phase", "placement"),
-    "decision": pgettext_lazy("phase", "decision"),
-    "negotiation": pgettext_lazy("phase", "negotiation"),
-    "duel": pgettext_lazy("phase", "duel"),
-    "perform": pgettext_lazy("phase", "perform"),
-    "crown": pgettext_lazy("phase", "crown"),
-    "over": pgettext_lazy("phase", "over"),
-}
 
 
 def display_name(user: User | None) -> str:

@@ -18,6 +18,17 @@ from engine.notation import format_cell, format_edge
 from engine.reasons import SENTENCES as REASON_SENTENCES
 from engine.view import PhaseView
 
+# The name of each kind of phase (engine.state.Phase.kind), in the reader's language.
+PHASE_NAMES = {
+    "placement": pgettext_lazy("phase", "placement"),
+    "decision": pgettext_lazy("phase", "decision"),
+    "negotiation": pgettext_lazy("phase", "negotiation"),
+    "duel": pgettext_lazy("phase", "duel"),
+    "perform": pgettext_lazy("phase", "perform"),
+    "crown": pgettext_lazy("phase", "crown"),
+    "over": pgettext_lazy("phase", "over"),
+}
+
 Names = dict[str, str]
 
 ACTION_WORDS = {"W": ("wall", "walls"), "S": ("sword", "swords"), "M": ("ducat", "ducats")}
@@ -79,6 +90,12 @@ def card_text(card: str | None) -> str:
     if card in CARD_NAMES:
         return str(CARD_NAMES[card])
     return " · ".join(f"{i}: {action_text(a)}" for i, a in enumerate(card.split(), start=1))
+
+
+def card_label(card: str) -> str:
+    """An action card as a list of the deck shows it: its actions' code ("S1 W2 P"), or
+    the name of a special card ("Silver mine")."""
+    return str(CARD_NAMES[card]) if card in CARD_NAMES else card
 
 
 def card_name(card: str) -> str:

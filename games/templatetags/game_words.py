@@ -14,6 +14,8 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext, pgettext
 
+from games.show.words import PHASE_NAMES
+
 register = template.Library()
 
 
@@ -72,3 +74,9 @@ def and_join(items: Iterable[Any]) -> str:
     for word in words[1:]:
         text = pgettext("list", "%(first)s and %(second)s") % {"first": text, "second": word}
     return text
+
+
+@register.filter
+def phase_kind(kind: Any) -> str:
+    """A kind of phase by its name ("decision", "duel") in the reader's language."""
+    return str(PHASE_NAMES.get(str(kind), kind))

@@ -32,7 +32,7 @@ from games.models import Game, Seat
 from games.show.board_svg import render_board
 from games.show.charts import power_chart
 from games.show.presenter import Presentation, present
-from games.show.words import card_name, card_text
+from games.show.words import card_label, card_name, card_text
 from games.visibility import visible_game, visible_games
 
 PAGE_SIZE = 25
@@ -134,6 +134,7 @@ def archive_game(request: HttpRequest, game_id: int) -> HttpResponse:
         "last": len(steps) - 1,
         "links": step_links(game.pk, index, len(steps)),
         "v": v,
+        "deck": [card_label(card) for card in v.get("deck") or []],
         "board": render_board(v),
         "players": [player_row(seat, v, steps[-1].power) for seat in game.seats.all()],
         **step_details(shown, v),

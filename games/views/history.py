@@ -29,7 +29,7 @@ from games.models import Game, Seat
 from games.show.board_svg import render_board
 from games.show.presenter import Presentation, present
 from games.show.view_text import hand, sealed_text
-from games.show.words import card_text
+from games.show.words import PHASE_NAMES, card_text
 from games.views.archive import Step, game_steps, phase_events, pick_step, step_links, within
 from games.views.play import _players as power_track
 from games.visibility import visible_game
@@ -87,7 +87,7 @@ def _by_phase(shown: Presentation, page: Page, steps: list[Step]) -> list[dict[s
                     "turn": line.turn,
                     "lines": [],
                     "step": at,
-                    "kind": steps[at].phase_kind if at is not None else "",
+                    "kind": PHASE_NAMES.get(steps[at].phase_kind, "") if at is not None else "",
                     "url": f"{url}?step={at}" if at is not None else "",
                 }
             )

@@ -1,9 +1,10 @@
-"""A pseudo-language crawl (issue 23): a catalogue made here from the German one's
-messages, each translation the English wrapped in ⟦ ⟧, is a person's language; every
-page a person reads then shows no word outside the marks but names, numbers, cells,
-dates and time zones, and what Django itself translates (its own catalogues: the
-login's fields, the names of months). A sentence built outside gettext, or a template
-word left unmarked, shows as a bare English word and fails the crawl.
+"""A pseudo-language crawl (issue 23): a catalogue made here from the site's messages and
+Django's own, each translation the English with every letter swapped for an accented
+twin ("Ţùŕñ 1"), placeholders kept, is a person's language; every page and every email
+a person reads then shows no plain word but names, numbers, cells, time zones and the
+move notation. A sentence built outside gettext, a template word left unmarked, or a
+code put into a translated sentence ("up to phase 2, negotiation") shows a plain English
+word and fails the crawl.
 """
 
 from __future__ import annotations
@@ -33,8 +34,23 @@ from tests.site.test_game_page import play_phases
 from tests.site.test_game_page_words import page_for, states_of_every_kind
 from tests.site.test_lobby import finish
 
-PSEUDO = "xx"  # no language has it
-OPEN, CLOSE = "⟦", "⟧"
+PSEUDO, PSEUDO_NAME = "xx", "Pseudo"  # no language has it
+PLAIN = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+TWINS = "àƀçđèƒĝĥìĵķĺɱñòþʠŕšţùṽŵẋýžÀƁÇĐÈƑĜĤÌĴĶĹṀÑÒƤǪŔŠŢÙṼŴẊÝŽ"
+ACCENTED = str.maketrans(PLAIN, TWINS)
+# What a translation keeps as it is: placeholders, tags and entities.
+KEPT = re.compile(r"%(\(\w+\))?[-+ #0-9.]*[sdif%]|\{\w*\}|<[^>]*>|&\w+;")
+
+
+def pseudo(text: str) -> str:
+    """`text` with its letters accented, its placeholders, tags and entities kept."""
+    parts, at = [], 0
+    for kept in KEPT.finditer(text):
+        parts += [text[at : kept.start()].translate(ACCENTED), kept.group()]
+        at = kept.end()
+    return "".join([*parts, text[at:].translate(ACCENTED)])
+
+
 ROOT = Path(__file__).resolve().parents[2]
 DJANGO = Path(django.__file__).resolve().parent  # its own catalogues, and its apps'
 
@@ -48,6 +64,7 @@ ALLOWED = re.compile(
       | [A-Za-z_]+/[A-Za-z_/+\-0-9]+      # time zones (Europe/Berlin)
       | UTC|CET|CEST|GMT|[A-Z]{3,4}       # zone abbreviations
       | Löwenherz
+      | [^@\s]+@[^@\s]+                  # email addresses
       | [A-Z]                             # the board's column letters
       | [\W_]+                            # punctuation, symbols
     )$""",
@@ -58,50 +75,49 @@ ALLOWED = re.compile(
 # The move notation's words (engine.notation): a reply may use them in every language, so
 # a language without command words of its own (this one) shows them as they are.
 NOTATION = {*_PARSERS, "off", "alliance", "renegade", "treasure", "from", "parchment"}
+NOTATION |= {"say", "to", "everyone", "red", "ochre", "lilac", "grey"}  # table talk by email
+
+
+# Words that are each language's alike: the notation's, the languages' own names (the
+# switcher), time zones.
+ALWAYS = (
+    NOTATION
+    | {PSEUDO_NAME, *(name for _, name in django_settings.LANGUAGES)}
+    | zoneinfo.available_timezones()
+)
 
 
 def pseudo_catalogue(directory: Path) -> None:
-    """Every message of the site's catalogues, its translation marked: ⟦English⟧."""
-    po = polib.pofile(str(ROOT / "locale" / "de" / "LC_MESSAGES" / "django.po"))
-    for entry in po:
+    """Every message of the site's catalogue and of Django's own (its login fields, the
+    names of days and months), each translation marked: ⟦English⟧."""
+    site = polib.pofile(str(ROOT / "locale" / "de" / "LC_MESSAGES" / "django.po"))
+    djangos = [DJANGO / "conf/locale/de/LC_MESSAGES/django.po"]
+    djangos += sorted(DJANGO.glob("contrib/*/locale/de/LC_MESSAGES/django.po"))
+    seen = {(e.msgctxt, e.msgid) for e in site}
+    for path in djangos:
+        for entry in polib.pofile(str(path)):
+            if entry.msgid and (entry.msgctxt, entry.msgid) not in seen:
+                seen.add((entry.msgctxt, entry.msgid))
+                site.append(entry)
+    for entry in site:
         if entry.msgid_plural:
             entry.msgstr_plural = {
-                0: f"{OPEN}{entry.msgid}{CLOSE}",
-                1: f"{OPEN}{entry.msgid_plural}{CLOSE}",
+                0: pseudo(entry.msgid),
+                1: pseudo(entry.msgid_plural),
             }
         else:
-            entry.msgstr = f"{OPEN}{entry.msgid}{CLOSE}"
+            entry.msgstr = pseudo(entry.msgid)
+        entry.flags = [flag for flag in entry.flags if flag != "fuzzy"]
     target = directory / PSEUDO / "LC_MESSAGES"
     target.mkdir(parents=True)
-    po.save_as_mofile(str(target / "django.mo"))
-
-
-def djangos_own() -> set[str]:
-    """What Django's own catalogues translate (their English), which the pseudo-language
-    has no catalogue for: they show in English, and German and Italian readers get
-    Django's translations."""
-    words: set[str] = set()
-    for po_path in [
-        DJANGO / "conf/locale/de/LC_MESSAGES/django.po",
-        *DJANGO.glob("contrib/*/locale/de/LC_MESSAGES/django.po"),
-    ]:
-        if po_path.exists():
-            for entry in polib.pofile(str(po_path)):
-                words.update(_words(entry.msgid))
-                if entry.msgid_plural:
-                    words.update(_words(entry.msgid_plural))
-    return words
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[^\W\d_]+", re.sub(r"%\(\w+\)s|\{\w+\}", " ", text)))
+    site.save_as_mofile(str(target / "django.mo"))
 
 
 @pytest.fixture
-def pseudo(settings, tmp_path, alice, bob, charlie) -> None:
+def pseudo_language(settings, tmp_path, alice, bob, charlie) -> None:
     pseudo_catalogue(tmp_path)
     settings.LOCALE_PATHS = [tmp_path, *settings.LOCALE_PATHS]
-    settings.LANGUAGES = [*settings.LANGUAGES, (PSEUDO, "Pseudo")]
+    settings.LANGUAGES = [*settings.LANGUAGES, (PSEUDO, PSEUDO_NAME)]
     Profile.objects.update(language=PSEUDO)
 
 
@@ -116,18 +132,14 @@ def visible(page: str) -> str:
 
 
 def unmarked(text: str, allowed_words: set[str]) -> list[str]:
-    """The words outside the marks that are not allowed there."""
-    while True:  # a marked sentence may hold marked words: the innermost first
-        stripped = re.sub(rf"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}", " ", text)
-        if stripped == text:
-            break
-        text = stripped
+    """The plain words (of unaccented letters) that are not allowed: English that did not
+    come through the catalogue."""
     found = []
     for token in text.split():
         token = token.strip(".,:;()[]·!?«»„“\"'")
-        if not token or ALLOWED.match(token) or token.strip(".,:;()·!?") in NAMES | allowed_words:
+        if not token or ALLOWED.match(token) or token in NAMES | allowed_words:
             continue
-        words = re.findall(r"[^\W\d_]+", token)
+        words = re.findall(r"[A-Za-z]+", token)
         if all(w in NAMES | allowed_words or w.lower() in allowed_words for w in words):
             continue
         found.append(token)
@@ -142,11 +154,14 @@ def pages_of_a_game(client: Client, game: Game) -> dict[str, str]:
     return pages
 
 
-def test_every_page_shows_only_marked_words(pseudo, client, game, alice, dave):
-    django_words = djangos_own() | {name for _, name in django_settings.LANGUAGES}
-    django_words |= NOTATION | zoneinfo.available_timezones()
+def test_every_page_shows_only_marked_words(pseudo_language, client, game, alice, dave):
+    allowed = ALWAYS
     pages = pages_of_a_game(client, game)
+    played = play_phases(fresh(game), 3)  # past phases: the history's steps and their kinds
     client.force_login(alice)
+    pages["history step"] = client.get(
+        reverse("game_history", args=[played.pk]) + "?step=1"
+    ).content.decode()
     for name, url in (
         ("lobby", reverse("lobby")),
         ("history", reverse("game_history", args=[game.pk])),
@@ -163,7 +178,7 @@ def test_every_page_shows_only_marked_words(pseudo, client, game, alice, dave):
     for name, url in (("login", reverse("login")), ("signup", reverse("signup"))):
         pages[name] = visitor.get(url).content.decode()
     leftovers = {
-        name: sorted(set(unmarked(visible(page), django_words))) for name, page in pages.items()
+        name: sorted(set(unmarked(visible(page), allowed))) for name, page in pages.items()
     }
     leftovers = {name: words for name, words in leftovers.items() if words}
     for name, words in leftovers.items():
@@ -174,7 +189,7 @@ def test_every_page_shows_only_marked_words(pseudo, client, game, alice, dave):
 
 # --- every kind of email -------------------------------------------------------------------------
 
-URL_OR_ADDRESS = re.compile(r"https?://[^\s⟦⟧]+|[^\s⟦⟧]+@[^\s⟦⟧]+|<[^>]*>|##[^#]*##")
+URL_OR_ADDRESS = re.compile(r"https?://[^\s]+|[^\s]+@[^\s]+|<[^>]*>|##[^#]*##")
 # Lines for machines, in every language alike: the reply marker (read back in any
 # language, games.mail.replies) and the rows of the text board (a letter per terrain,
 # explained by its translated legend). The examples of table talk are each language's
@@ -195,7 +210,7 @@ def emails_of_every_kind(game: Game, alice, bob) -> list[OutgoingEmail]:
     compose.move_reply(mine, True, ["decide 2"], "decide 2", coalesce=False)
     # A refusal's reason is its caller's, worded in the reader's language there
     # (games.mail.inbound); here one marked as the catalogue would.
-    reason = f"{OPEN}There is no card 9.{CLOSE}"
+    reason = pseudo("There is no card 9.")
     compose.move_reply(mine, False, ["decide 9"], reason)
     compose.reply_dropped(mine)
     chat.post(game.pk, bob.pk, "Alice?")  # a player's words are theirs
@@ -216,8 +231,8 @@ def emails_of_every_kind(game: Game, alice, bob) -> list[OutgoingEmail]:
     return list(OutgoingEmail.objects.all())
 
 
-def test_every_kind_of_email_shows_only_marked_words(pseudo, game, alice, bob):
-    allowed = djangos_own() | NOTATION | {name for _, name in django_settings.LANGUAGES}
+def test_every_kind_of_email_shows_only_marked_words(pseudo_language, game, alice, bob):
+    allowed = ALWAYS
     alice, bob = (User.objects.select_related("profile").get(pk=u.pk) for u in (alice, bob))
     with translation.override("en-gb"):  # the worker's: no request, the site's language
         emails = emails_of_every_kind(game, alice, bob)
