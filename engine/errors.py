@@ -14,4 +14,10 @@ class IllegalMove(ValueError):
 
 
 class NotationError(ValueError):
-    """Text that is not a move in the engine's notation; the message says what was expected."""
+    """Text that is not a move in the engine's notation; the message says what was
+    expected, in English; `reason` keeps the code and values, which the site words in its
+    reader's language."""
+
+    def __init__(self, reason: Reason) -> None:
+        super().__init__(reason)
+        self.reason = reason

@@ -41,6 +41,7 @@ from engine.moves import (
     TakeCard,
     Walls,
 )
+from engine.reasons import Reason
 
 _T = TypeVar("_T")
 
@@ -74,13 +75,10 @@ _COMMAND_LIST = (
 
 def parse_cell(text: str) -> Cell:
     """`F7` is `(5, 6)`; columns run A..Z, AA, AB... as `board.column_name` writes them."""
-    _refuse_long(text, MAX_WORD_CHARS, "a cell")
+    _refuse_long(text, MAX_WORD_CHARS, "cell_too_long")
     match = _CELL.fullmatch(text.strip())
     if match is None or int(match[2]) < 1:
-        raise NotationError(
-            f"'{quote(text.strip())}' is not a cell: write a column letter and a row number, "
-            "like F7"
-        )
+        raise NotationError(Reason("not_a_cell", text=quote(text.strip())))
     return _column_index(match[1]), int(match[2]) - 1
 
 
@@ -94,16 +92,14 @@ def _column_index(letters: str) -> int:
 
 def parse_edge(text: str) -> Edge:
     """`F7/F8` or `F8/F7`: the wall between two cells side by side, in its one spelling."""
-    _refuse_long(text, MAX_WORD_CHARS, "a wall")
+    _refuse_long(text, MAX_WORD_CHARS, "wall_too_long")
     text = _close_slashes(text.strip())
     halves = text.split("/")
     if len(halves) != 2 or not all(halves):
-        raise NotationError(
-            f"'{quote(text)}' is not a wall: write the two cells it lies between, like F7/F8"
-        )
+        raise NotationError(Reason("not_a_wall", text=quote(text)))
     a, b = parse_cell(halves[0]), parse_cell(halves[1])
     if not are_adjacent(a, b):
-        raise NotationError(f"{text}: a wall lies between two cells side by side, like F7/F8")
+        raise NotationError(Reason("wall_cells_apart", text=text))
     return make_edge(a, b)
 
 
@@ -113,12 +109,10 @@ def _close_slashes(text: str) -> str:
     return "/".join(part.strip() for part in text.split("/")) if "/" in text else text
 
 
-def _refuse_long(text: str, limit: int, what: str) -> None:
+def _refuse_long(text: str, limit: int, code: str) -> None:
     """Checked first, before any reading: a bound on the work whatever comes in."""
     if len(text) > limit:
-        raise NotationError(
-            f"'{quote(text)}' is too long for {what}: {len(text)} characters, at most {limit}"
-        )
+        raise NotationError(Reason(code, text=quote(text), length=len(text), limit=limit))
 
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -195,7 +189,7 @@ class _Words:
         spaced = _close_slashes(text).replace(",", " , ")
         self.words = spaced.split()
         self.at = 0
-        self.hint = ""
+        self.hint: Reason | None = None
 
     def peek(self) -> str:
         """The next word in lower case, or "" at the end: keywords are case-blind."""
@@ -219,8 +213,10 @@ class _Words:
         words, self.at = self.words[self.at :], len(self.words)
         return words
 
-    def fail(self, detail: str | None = None) -> NotationError:
-        return NotationError(f"'{quote(self.text, MAX_QUOTED_MOVE)}': {detail or self.hint}")
+    def fail(self, detail: Reason | None = None) -> NotationError:
+        """The move quoted, and what is wrong with it: `detail`, else the command's hint."""
+        said = detail or self.hint or Reason("unreadable")
+        return NotationError(Reason("in_move", move=quote(self.text, MAX_QUOTED_MOVE), detail=said))
 
     def number(self) -> int:
         word = self.take()
@@ -239,7 +235,7 @@ class _Words:
         try:
             return parse(word)
         except NotationError as error:
-            raise self.fail(str(error)) from None
+            raise self.fail(error.reason) from None
 
     def done(self, value: Submission) -> Submission:
         """`value`, if nothing follows it: a stray word may be a typo that changes the move."""
@@ -253,17 +249,16 @@ def parse_move(text: str) -> Submission:
     text, and a text over `MAX_MOVE_CHARS` is refused before any reading."""
     if len(text) > MAX_MOVE_CHARS:
         raise NotationError(
-            f"a move is at most {MAX_MOVE_CHARS} characters, and this one has {len(text)}: "
-            f"'{quote(text)}'"
+            Reason("move_too_long", limit=MAX_MOVE_CHARS, length=len(text), text=quote(text))
         )
     words = _Words(text)
     if words.at_end():
-        raise NotationError("an empty move: write a command, like 'decide 2' or 'pass'")
+        raise NotationError(Reason("empty_move"))
     command = words.peek()
     parser = _PARSERS.get(command)
     if parser is None:
         raise NotationError(
-            f"unknown command '{quote(words.words[0])}': expected one of {_COMMAND_LIST}"
+            Reason("unknown_command", word=quote(words.words[0]), commands=_COMMAND_LIST)
         )
     if command not in ("knight", "knights", "expand"):  # they begin the move's first step
         words.take()
@@ -271,34 +266,28 @@ def parse_move(text: str) -> Submission:
 
 
 def _parse_place(w: _Words) -> Submission:
-    w.hint = "after 'place' write the castle's cell and then the knight's cell, like 'place C3 D3'"
+    w.hint = Reason("hint_place")
     return w.done(Place(w.cell(), w.cell()))
 
 
 def _parse_decide(w: _Words) -> Submission:
-    w.hint = (
-        "after 'decide' write one or two decision cards (1, 2 or 3), each maybe followed by "
-        "an Alliance or Renegade, like 'decide 2', 'decide 1, 3' or 'decide 2 alliance C3 H5'"
-    )
+    w.hint = Reason("hint_decide")
     choices = [_choice(w)]
     while not w.at_end():
         w.take_if(",")  # optional: "decide 1 3" is as clear as "decide 1, 3"
         choices.append(_choice(w))
     if len(choices) > 2:
-        raise w.fail("decide with one decision card or two, like 'decide 2' or 'decide 1, 3'")
+        raise w.fail(Reason("decide_one_or_two"))
     return Decide(tuple(choices))
 
 
 def _choice(w: _Words) -> Choice:
     card = w.number()
     if card not in (1, 2, 3):
-        raise w.fail("the decision cards are 1, 2 and 3, like 'decide 2'")
+        raise w.fail(Reason("decision_cards_are"))
     politics = _politics(w)
     if politics is not None and w.peek() in ("alliance", "renegade"):
-        raise w.fail(
-            "a decision card carries at most one Alliance or Renegade, "
-            "like 'decide 1 alliance C3 H5, 3 renegade F7 G7'"
-        )
+        raise w.fail(Reason("one_politics_per_card"))
     return Choice(card, politics)
 
 
@@ -318,24 +307,22 @@ def _treasure(w: _Words) -> tuple[int, ...]:
     while _NUMBER.fullmatch(w.peek()):
         values.append(int(w.take()))
     if not values or 0 in values:
-        raise w.fail(
-            "after 'treasure' write the values of one or more Treasure cards, like 'treasure 10 12'"
-        )
+        raise w.fail(Reason("treasure_values"))
     return tuple(values)
 
 
 def _parse_offer(w: _Words) -> Submission:
-    w.hint = "after 'offer' write an amount of ducats, like 'offer 3'"
+    w.hint = Reason("hint_offer")
     return w.done(Offer(w.number()))
 
 
 def _parse_accept(w: _Words) -> Submission:
-    w.hint = "'accept' takes nothing after it"
+    w.hint = Reason("takes_nothing", command="accept")
     return w.done(Accept())
 
 
 def _parse_break(w: _Words) -> Submission:
-    w.hint = "write 'break off' to end a negotiation, or 'break alliance C3 H5' to end an alliance"
+    w.hint = Reason("hint_break")
     if w.take_if("alliance"):
         return _end_alliance(w)
     w.take_if("off")  # plain "break" is enough: nothing else could be meant
@@ -343,21 +330,18 @@ def _parse_break(w: _Words) -> Submission:
 
 
 def _end_alliance(w: _Words) -> Submission:
-    w.hint = (
-        "after 'break alliance' write your region's castle and the other region's castle, "
-        "like 'break alliance C3 H5' or 'break alliance C3 H5 treasure 10'"
-    )
+    w.hint = Reason("hint_end_alliance")
     return w.done(EndAlliance(w.cell(), w.cell(), _treasure(w)))
 
 
 def _parse_bid(w: _Words) -> Submission:
-    w.hint = "after 'bid' write an amount of ducats, like 'bid 5' or 'bid 5 treasure 10'"
+    w.hint = Reason("hint_bid")
     ducats = 0 if w.peek() == "treasure" else w.number()  # "bid treasure 8": cards alone
     return w.done(Bid(ducats, _treasure(w)))
 
 
 def _parse_walls(w: _Words) -> Submission:
-    w.hint = "after 'walls' write one or more walls, like 'walls F7/F8' or 'walls F7/F8 G7/G8'"
+    w.hint = Reason("hint_walls")
     walls = [w.edge()]
     while not w.at_end():
         w.take_if(",")
@@ -366,10 +350,7 @@ def _parse_walls(w: _Words) -> Submission:
 
 
 def _parse_swords(w: _Words) -> Submission:
-    w.hint = (
-        "write knights and an expansion one after another, then maybe Treasure cards, "
-        "like 'knight F7 G7', 'knight F7, expand G7 G8 from C3' or 'knight F7 treasure 10'"
-    )
+    w.hint = Reason("hint_swords")
     steps = [_step(w)]
     while not w.at_end() and w.peek() != "treasure":
         w.take_if(",")  # optional: a newline or the next keyword separates steps as well
@@ -380,9 +361,7 @@ def _parse_swords(w: _Words) -> Submission:
             steps.append(_step(w))
     treasure = _treasure(w)
     if not w.at_end():
-        raise w.fail(
-            "Treasure cards come last, after all the steps, like 'knight F7, knight G7 treasure 10'"
-        )
+        raise w.fail(Reason("treasure_last"))
     return Swords(tuple(steps), treasure)
 
 
@@ -399,12 +378,12 @@ def _expand(w: _Words) -> Expand:
     while _CELL.fullmatch(w.peek()):
         cells.append(w.cell())
     if not 1 <= len(cells) <= 2:
-        raise w.fail("an expansion takes 1 or 2 cells, like 'expand G7' or 'expand G7 G8 from C3'")
+        raise w.fail(Reason("expansion_cells"))
     return Expand(tuple(cells), w.cell() if w.take_if("from") else None)
 
 
 def _parse_pile(w: _Words) -> Submission:
-    w.hint = f"after '{w.words[0].lower()}' write which pile, 1 or 2, like 'pile 1'"
+    w.hint = Reason("hint_pile", command=w.words[0].lower())
     pile = w.number()
     if pile not in (1, 2):
         raise w.fail()
@@ -413,15 +392,15 @@ def _parse_pile(w: _Words) -> Submission:
 
 def _parse_take(w: _Words) -> Submission:
     names = ", ".join(_CARD_NAMES)
-    w.hint = f"after 'take' write a politics card: one of {names}"
+    w.hint = Reason("hint_take", names=names)
     card = " ".join(w.rest()).lower()
     if card not in _CARD_NAMES:
-        raise w.fail(f"unknown card '{quote(card)}': write one of {names}" if card else None)
+        raise w.fail(Reason("unknown_card", card=quote(card), names=names) if card else None)
     return TakeCard(card)
 
 
 def _parse_pass(w: _Words) -> Submission:
-    w.hint = f"'{w.words[0].lower()}' takes nothing after it"
+    w.hint = Reason("takes_nothing", command=w.words[0].lower())
     return w.done(Pass())
 
 

@@ -26,7 +26,7 @@ class ReasonJson(TypedDict):
     """A reason as the site stores it."""
 
     code: str
-    values: dict[str, Value]
+    values: dict[str, Value | ReasonJson]
 
 
 SENTENCES: dict[str, str] = {
@@ -147,6 +147,63 @@ SENTENCES: dict[str, str] = {
     "no_such_pile": N_("there are politics piles 1 and 2"),
     "pile_empty": N_("politics pile {pile} is empty"),
     "card_not_in_pile": N_("pile {pile} holds no '{card}' card"),
+    # --- the notation: text that is not a move (engine.notation)
+    "not_a_cell": N_("'{text}' is not a cell: write a column letter and a row number, like F7"),
+    "not_a_wall": N_("'{text}' is not a wall: write the two cells it lies between, like F7/F8"),
+    "wall_cells_apart": N_("{text}: a wall lies between two cells side by side, like F7/F8"),
+    "cell_too_long": N_("'{text}' is too long for a cell: {length} characters, at most {limit}"),
+    "wall_too_long": N_("'{text}' is too long for a wall: {length} characters, at most {limit}"),
+    "move_too_long": N_(
+        "a move is at most {limit} characters, and this one has {length}: '{text}'"
+    ),
+    "empty_move": N_("an empty move: write a command, like 'decide 2' or 'pass'"),
+    "unknown_command": N_("unknown command '{word}': expected one of {commands}"),
+    "in_move": N_("'{move}': {detail}"),
+    "unreadable": N_("this cannot be read as a move"),
+    "hint_place": N_(
+        "after 'place' write the castle's cell and then the knight's cell, like 'place C3 D3'"
+    ),
+    "hint_decide": N_(
+        "after 'decide' write one or two decision cards (1, 2 or 3), each maybe followed by "
+        "an Alliance or Renegade, like 'decide 2', 'decide 1, 3' or 'decide 2 alliance C3 H5'"
+    ),
+    "decide_one_or_two": N_(
+        "decide with one decision card or two, like 'decide 2' or 'decide 1, 3'"
+    ),
+    "decision_cards_are": N_("the decision cards are 1, 2 and 3, like 'decide 2'"),
+    "one_politics_per_card": N_(
+        "a decision card carries at most one Alliance or Renegade, "
+        "like 'decide 1 alliance C3 H5, 3 renegade F7 G7'"
+    ),
+    "treasure_values": N_(
+        "after 'treasure' write the values of one or more Treasure cards, like 'treasure 10 12'"
+    ),
+    "hint_offer": N_("after 'offer' write an amount of ducats, like 'offer 3'"),
+    "takes_nothing": N_("'{command}' takes nothing after it"),
+    "hint_break": N_(
+        "write 'break off' to end a negotiation, or 'break alliance C3 H5' to end an alliance"
+    ),
+    "hint_end_alliance": N_(
+        "after 'break alliance' write your region's castle and the other region's castle, "
+        "like 'break alliance C3 H5' or 'break alliance C3 H5 treasure 10'"
+    ),
+    "hint_bid": N_("after 'bid' write an amount of ducats, like 'bid 5' or 'bid 5 treasure 10'"),
+    "hint_walls": N_(
+        "after 'walls' write one or more walls, like 'walls F7/F8' or 'walls F7/F8 G7/G8'"
+    ),
+    "hint_swords": N_(
+        "write knights and an expansion one after another, then maybe Treasure cards, "
+        "like 'knight F7 G7', 'knight F7, expand G7 G8 from C3' or 'knight F7 treasure 10'"
+    ),
+    "treasure_last": N_(
+        "Treasure cards come last, after all the steps, like 'knight F7, knight G7 treasure 10'"
+    ),
+    "expansion_cells": N_(
+        "an expansion takes 1 or 2 cells, like 'expand G7' or 'expand G7 G8 from C3'"
+    ),
+    "hint_pile": N_("after '{command}' write which pile, 1 or 2, like 'pile 1'"),
+    "hint_take": N_("after 'take' write a politics card: one of {names}"),
+    "unknown_card": N_("unknown card '{card}': write one of {names}"),
 }
 
 
@@ -179,7 +236,10 @@ class Reason(str):
         return (_rebuilt, (self.code, self.values))
 
     def as_json(self) -> ReasonJson:
-        return {"code": self.code, "values": dict(self.values)}
+        """The code and values, a reason among them (the detail of a move that cannot be
+        read) as its own code and values."""
+        values = {k: v.as_json() if isinstance(v, Reason) else v for k, v in self.values.items()}
+        return {"code": self.code, "values": values}
 
 
 def _rebuilt(code: str, values: dict[str, Value]) -> Reason:

@@ -49,7 +49,7 @@ from engine.view import View as EngineView
 from games.show.board_svg import WALL, default_kind
 from games.show.command_words import to_reader
 from games.show.view_text import examples
-from games.show.words import action_text, card_name
+from games.show.words import action_text, card_name, refusal_text
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise
@@ -69,7 +69,7 @@ def _cells(text: str) -> list[Cell]:
     try:
         return [parse_cell(word) for word in text.replace(",", " ").split()]
     except NotationError as error:
-        raise forms.ValidationError(str(error)) from None
+        raise forms.ValidationError(refusal_text(error)) from None
 
 
 def _one_cell(text: str) -> Cell:
@@ -83,7 +83,7 @@ def _edges(text: str) -> list[Edge]:
     try:
         return [parse_edge(word) for word in text.replace(",", " ").split()]
     except NotationError as error:
-        raise forms.ValidationError(str(error)) from None
+        raise forms.ValidationError(refusal_text(error)) from None
 
 
 def cell_input(

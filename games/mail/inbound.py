@@ -57,6 +57,7 @@ from games import chat, limits, services
 from games.links import absolute_url
 from games.mail import compose, out_of_office, outbox, replies, tokens
 from games.models import Game, ReplyToken, Seat, language_of
+from games.show import command_words
 
 logger = logging.getLogger(__name__)
 
@@ -358,7 +359,8 @@ def _accept(
     seat: Seat, accepted: list[services.Outcome], read: replies.Commands, talk: list[str]
 ) -> InboundResult:
     texts = [outcome.text for outcome in accepted]
-    lines = [_("Accepted: %(move)s.") % {"move": text} for text in texts]
+    # The move in the reader's words, as the emails show moves; stored as the site reads it.
+    lines = [_("Accepted: %(move)s.") % {"move": command_words.to_reader(text)} for text in texts]
     if accepted[-1].ready:
         lines.append(_("It is being applied; the next email tells what happened."))
     else:

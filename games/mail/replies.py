@@ -49,6 +49,7 @@ from engine.moves import EndAlliance, Submission
 from engine.notation import MAX_MOVE_CHARS, MAX_QUOTED_MOVE, parse_move, quote
 from engine.position import COLOURS
 from games.show import command_words
+from games.show.words import refusal_text
 
 # The first words `engine.notation.parse_move` knows (tests check they stay in step).
 COMMAND_WORDS = frozenset(
@@ -1267,7 +1268,7 @@ def _parse(submissions: list[str]) -> tuple[list[Submission], list[str]]:
         try:
             move = parse_move(command_words.to_english(text))
         except NotationError as error:
-            errors.append(_as_written(str(error), text))
+            errors.append(_as_written(refusal_text(error), text))
             continue
         parsed.append(move)
         if not isinstance(move, EndAlliance):

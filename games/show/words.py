@@ -14,8 +14,10 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
+from engine.errors import IllegalMove, NotationError
 from engine.notation import format_cell, format_edge
 from engine.reasons import SENTENCES as REASON_SENTENCES
+from engine.reasons import Reason
 from engine.view import PhaseView
 
 # The name of each kind of phase (engine.state.Phase.kind), in the reader's language.
@@ -201,7 +203,16 @@ def reason_text(code: str, values: Mapping[str, Any]) -> str:
     )
 
 
+def refusal_text(error: IllegalMove | NotationError) -> str:
+    """Why the engine refused a move, or could not read it, in the reader's language."""
+    return reason_text(error.reason.code, error.reason.values)
+
+
 def _reason_value(key: str, value: Any) -> Any:
+    if isinstance(value, Reason):  # what is wrong with a move, quoted with it
+        return reason_text(value.code, value.values)
+    if isinstance(value, dict) and "code" in value:  # the same, as stored
+        return reason_text(value["code"], value.get("values") or {})
     if isinstance(value, list):
         return join_and([str(_reason_value(key, v)) for v in value])
     if key in COLOUR_VALUES and isinstance(value, str):

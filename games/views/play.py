@@ -44,7 +44,7 @@ from games.show.command_words import to_english
 from games.show.help import help_for
 from games.show.presenter import Presentation, present
 from games.show.view_text import asked, deadline_text, examples, hand
-from games.show.words import action_text, card_text
+from games.show.words import action_text, card_text, refusal_text
 from games.views.chat import draft_of
 from games.views.live import game_version
 from games.visibility import visible_game
@@ -311,7 +311,8 @@ def submit(request: HttpRequest, game_id: int) -> HttpResponse:
     except services.PhaseGone as gone:  # the page it redirects to has the new phase's forms
         messages.error(request, str(gone))
     except (NotationError, IllegalMove, services.GameError, _FormProblem) as error:
-        messages.error(request, gettext("Not accepted: %(reason)s") % {"reason": error})
+        reason = refusal_text(error) if isinstance(error, NotationError | IllegalMove) else error
+        messages.error(request, gettext("Not accepted: %(reason)s") % {"reason": reason})
         _keep_input(request, game)
     else:
         messages.success(request, _meaning(outcome, shown))

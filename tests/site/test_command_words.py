@@ -162,8 +162,8 @@ def test_a_reply_may_also_talk_in_the_reader_s_words():
 @pytest.mark.parametrize(
     ("language", "reply", "accepted"),
     [
-        ("de", "Entscheiden 1, 3\n\nDanke!", "Angenommen: decide 1, 3."),
-        ("it", "Decidi 1, 3\n\nGrazie!", "Accettata: decide 1, 3."),
+        ("de", "Entscheiden 1, 3\n\nDanke!", "Angenommen: entscheiden 1, 3."),
+        ("it", "Decidi 1, 3\n\nGrazie!", "Accettata: decidi 1, 3."),
     ],
 )
 def test_a_german_and_an_italian_reply_move_the_game_and_are_confirmed_in_their_language(

@@ -10,7 +10,10 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 
+from engine.errors import NotationError
+from engine.notation import parse_move
 from games.models import Profile, language_of
+from games.show.words import refusal_text
 from tests.site.test_accounts import confirm_link, signup_data
 
 pytestmark = pytest.mark.django_db
@@ -112,3 +115,30 @@ def test_a_player_reads_the_game_page_in_their_language(client, alice, game, lan
     for word in (*words, phase):
         assert word in html
     assert "Table talk" not in html and "choose their decision cards" not in html
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("de", "'decide 9': die Entscheidungskarten sind 1, 2 und 3"),
+        ("it", "'decide 9': le carte decisione sono 1, 2 e 3"),
+        ("en-gb", "'decide 9': the decision cards are 1, 2 and 3, like 'decide 2'"),
+    ],
+)
+def test_a_move_that_cannot_be_read_is_told_in_the_reader_s_language(language, expected):
+    """The engine's notation says what is wrong as a code and its values (its English for
+    the scenario interface); the site words it, the detail inside the quoted move too."""
+    with pytest.raises(NotationError) as refused:
+        parse_move("decide 9")
+    assert str(refused.value).startswith("'decide 9': the decision cards are 1, 2 and 3")
+    with translation.override(language):
+        assert refusal_text(refused.value).startswith(expected)
+
+
+def test_a_german_player_s_unreadable_move_on_the_page_is_refused_in_german(client, alice, game):
+    Profile.objects.filter(user=alice).update(language="de")
+    client.force_login(alice)
+    url = reverse("submit", args=[game.pk])
+    page = client.post(url, {"move": "walls F7/F9"}, follow=True)
+    html = page.content.decode()
+    assert "eine Grenze liegt zwischen zwei benachbarten Feldern" in html, html[:3000]
