@@ -27,6 +27,7 @@ import pytest
 import redis
 from django.conf import settings
 from django.contrib.auth.models import User
+from django.utils import translation
 from kombu import Queue
 
 from games import services
@@ -126,6 +127,17 @@ def fresh_limits() -> Iterator[None]:
     may share its database with Celery's queue."""
     clear_site_cache()
     yield
+
+
+@pytest.fixture(autouse=True)
+def site_language() -> Iterator[None]:
+    """Each test starts in the site's language. A request through the test client leaves
+    its language active in this thread (LocaleMiddleware activates it and, as in any
+    server, the next request activates its own), so one test's German page would
+    otherwise make the next test's sentences German."""
+    translation.deactivate()
+    yield
+    translation.deactivate()
 
 
 def clear_site_cache() -> None:
