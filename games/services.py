@@ -41,7 +41,7 @@ from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
 from games.models import Event as EventRow
 from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot
-from games.show.words import colour_word, phase_label, phase_moved_on, reason_text
+from games.show.words import colour_word, phase_label, phase_moved_on, refusal_text
 
 logger = logging.getLogger(__name__)
 
@@ -82,10 +82,10 @@ PAUSED_FOR_REPAIR = gettext_lazy(
 class Refusal(IllegalMove, GameError):
     """The engine's refusal of a person's move (`IllegalMove`, its `reason` a code and
     values), told in the reader's language: its message is worded when it is read
-    (games.show.words.reason_text), in the language active then."""
+    (games.show.words.refusal_text), in the language active then."""
 
     def __str__(self) -> str:
-        return reason_text(self.reason.code, self.reason.values)
+        return refusal_text(self)
 
 
 class PhaseGone(GameError):

@@ -89,7 +89,7 @@ ALWAYS = (
 
 def pseudo_catalogue(directory: Path) -> None:
     """Every message of the site's catalogue and of Django's own (its login fields, the
-    names of days and months), each translation marked: ⟦English⟧."""
+    names of days and months), each translation its English accented (`pseudo`)."""
     site = polib.pofile(str(ROOT / "locale" / "de" / "LC_MESSAGES" / "django.po"))
     djangos = [DJANGO / "conf/locale/de/LC_MESSAGES/django.po"]
     djangos += sorted(DJANGO.glob("contrib/*/locale/de/LC_MESSAGES/django.po"))
