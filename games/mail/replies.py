@@ -1106,6 +1106,13 @@ def _starts_original(tag: str, attrs: dict[str, str]) -> bool:
 # --- commands ---------------------------------------------------------------------------------
 
 
+def _talk_start(to: str) -> str:
+    """How a message to the table begins (`say`, `to ochre`), in the reader's words."""
+    if not to:
+        return command_words.talk_to_reader(SAY)
+    return f"{command_words.talk_to_reader('to')} {command_words.talk_to_reader(to)}"
+
+
 @dataclass(frozen=True)
 class Said:
     """A message to the table in a reply: to everyone (`to` "") or to a colour."""
@@ -1189,7 +1196,7 @@ def commands(text: str) -> Commands:
     messages = [Said(to, "\n".join(lines).strip()) for to, lines in said]
     errors.extend(
         gettext("'%(start)s' needs the message after it, on the same line or the lines below")
-        % {"start": SAY if not m.to else "to " + m.to}
+        % {"start": _talk_start(m.to)}
         for m in messages
         if not m.text
     )

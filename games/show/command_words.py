@@ -193,6 +193,19 @@ def to_reader(text: str, language: str | None = None) -> str:
     return " ".join(shown)
 
 
+def listed_to_reader(listed: str, kind: str, language: str | None = None) -> str:
+    """A refusal's list of English words (engine.notation: "place, decide, ...") in the
+    reader's words: `kind` "commands" lists commands, "names" the politics cards after
+    `take` ("alliance, renegade, treasure 8, ...", read as `take` reads them)."""
+    if kind == "names":
+        shown = (
+            to_reader(f"take {item}", language).split(" ", 1)[1] for item in listed.split(", ")
+        )
+    else:
+        shown = (to_reader(item, language) for item in listed.split(", "))
+    return ", ".join(shown)
+
+
 def talk_to_reader(english: str, language: str | None = None) -> str:
     """`say`, `to`, `everyone` or a colour in the reader's words (the first form)."""
     language = (language or get_language() or "").split("-")[0]

@@ -39,7 +39,8 @@ Names = dict[str, str]
 
 
 def _points(value: Any) -> str:
-    return _("%(points)+d power") % {"points": int(value)}
+    points = int(value)
+    return ngettext("%(points)+d power", "%(points)+d power", abs(points)) % {"points": points}
 
 
 # --- the sentences ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from engine.notation import format_cell, format_edge
 from engine.reasons import SENTENCES as REASON_SENTENCES
 from engine.reasons import Reason
 from engine.view import PhaseView
+from games.show.command_words import listed_to_reader, to_reader
 
 # The name of each kind of phase (engine.state.Phase.kind), in the reader's language.
 PHASE_NAMES = {
@@ -193,6 +194,12 @@ def plural(count: int, word: str) -> str:
 # --- the engine's refusals -------------------------------------------------------------
 
 COLOUR_VALUES = frozenset({"colour", "owner", "waiting"})
+# The notation's lists of what may be written (`unknown_command`, `hint_take`, ...): English
+# words a reply may use in the reader's language (games.show.command_words).
+LISTED_WORDS = frozenset({"commands", "names"})
+# A command, or a move as the engine read it (in English, after `to_english`): shown to the
+# reader in their own words, as they may have written it.
+MOVE_VALUES = frozenset({"command", "move"})
 
 
 def reason_text(code: str, values: Mapping[str, Any]) -> str:
@@ -215,6 +222,10 @@ def _reason_value(key: str, value: Any) -> Any:
         return reason_text(value["code"], value.get("values") or {})
     if isinstance(value, list):
         return join_and([str(_reason_value(key, v)) for v in value])
+    if key in LISTED_WORDS and isinstance(value, str):
+        return listed_to_reader(value, key)
+    if key in MOVE_VALUES and isinstance(value, str):
+        return to_reader(value)
     if key in COLOUR_VALUES and isinstance(value, str):
         return colour_word(value)
     if key == "card" and isinstance(value, str):

@@ -11,12 +11,14 @@ import re
 import pytest
 from django.utils import translation
 
+from engine.errors import NotationError
 from engine.notation import _PARSERS, parse_move
 from games.mail import compose, replies
 from games.mail.inbound import Verdict, handle_message
 from games.models import OutgoingEmail, Profile
 from games.show import command_words
 from games.show.command_words import COMMANDS, KEYWORDS, TALK, spellings, to_english, to_reader
+from games.show.words import refusal_text
 from tests.site.test_inbound import (  # noqa: F401 (fixtures)
     address_of,
     email,
@@ -219,3 +221,39 @@ def test_the_examples_of_a_german_player_s_waits_for_you_email_are_german_and_le
     assert "nachricht Wollen wir uns die Gebirge gegenseitig lassen?" in sent.text
     read = replies.commands("\n".join(moves[:1]))
     assert read.errors == () and read.moves
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "said", "unsaid"),
+    [
+        ("de", "springen 2", ["setzen", "abbrechen", "aufheben"], ["place", "break off"]),
+        ("it", "volare 2", ["piazza", "rifiuta", "sciogli"], ["place", "break off"]),
+        ("it", "salto 2", ["'salto 2'", "dopo 'salto'"], ["skip"]),
+        ("de", "annehmen 3", ["'annehmen 3'", "'annehmen'"], ["accept"]),
+        ("de", "nehmen krone", ["bündniszwang", "dukatenschatz 8", "lehen 3"], ["parchment"]),
+        ("it", "prendi corona", ["alleanza", "tesoro 8", "mezzadria 3"], ["parchment"]),
+    ],
+)
+def test_a_refusal_lists_what_may_be_written_in_the_reader_s_words(language, text, said, unsaid):
+    """The notation's lists (every command, every politics card after `take`) are English
+    in the engine; the reader is told the words of their own table, which a reply reads."""
+    with pytest.raises(NotationError) as refused, translation.override(language):
+        parse_move(to_english(text))
+    with translation.override(language):
+        told = refusal_text(refused.value)
+    for word in said:
+        assert word in told, told
+    for word in unsaid:
+        assert word not in told, told
+
+
+@pytest.mark.parametrize(
+    ("language", "reply", "start"),
+    [("de", "nachricht", "„nachricht“"), ("it", "a ocra:", "«a ocra»"), ("en", "say", "'say'")],
+)
+def test_a_message_without_text_is_named_by_its_first_words_in_the_reader_s_words(
+    language, reply, start
+):
+    with translation.override(language):
+        read = replies.commands(reply)
+    assert len(read.errors) == 1 and start in read.errors[0], read.errors

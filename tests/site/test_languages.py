@@ -120,8 +120,8 @@ def test_a_player_reads_the_game_page_in_their_language(client, alice, game, lan
 @pytest.mark.parametrize(
     ("language", "expected"),
     [
-        ("de", "'decide 9': die Entscheidungskarten sind 1, 2 und 3"),
-        ("it", "'decide 9': le carte decisione sono 1, 2 e 3"),
+        ("de", "'entscheiden 9': die Entscheidungskarten sind 1, 2 und 3"),
+        ("it", "'decidi 9': le carte decisione sono 1, 2 e 3"),
         ("en-gb", "'decide 9': the decision cards are 1, 2 and 3, like 'decide 2'"),
     ],
 )
