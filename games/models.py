@@ -12,7 +12,7 @@ import uuid
 import zoneinfo
 from collections.abc import Collection
 from functools import cached_property
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -102,7 +102,28 @@ def new_seed() -> int:
     return secrets.randbits(48)
 
 
+def fresh_mark() -> int:
+    """A new live mark (`Game.live_mark`, `Seat.live_mark`): random, never a count read and
+    moved on, so that two writes can never leave the mark a page saw before both."""
+    return secrets.randbits(62)
+
+
+# A game's columns no page shows: a write of these alone leaves its live mark.
+UNSEEN_GAME_COLUMNS = frozenset({"work_due_since", "events_stored", "records_stored"})
+
+
+class GameQuerySet(models.QuerySet["Game"]):
+    def update(self, **kwargs: Any) -> int:
+        """Every write to a game's row moves its live mark on, but one of columns no page
+        shows (the events a count is kept of tell their own readers, games.signals)."""
+        if not kwargs or not set(kwargs) <= UNSEEN_GAME_COLUMNS:  # `update()`: marks alone
+            kwargs.setdefault("live_mark", fresh_mark())
+        return super().update(**kwargs)
+
+
 class Game(models.Model):
+    objects = GameQuerySet.as_manager()
+
     class Status(models.TextChoices):
         OPEN = "open", _("Waiting for players")
         RUNNING = "running", _("Running")
@@ -185,6 +206,10 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # What an open page of the game polls (games.views.live): a new random value with every
+    # write that anyone reading the game may see (this row, its seats, submissions and
+    # public events, games.signals); what one seat alone reads moves that seat's mark.
+    live_mark = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         indexes = [
@@ -211,6 +236,15 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """A save moves the live mark on (see `GameQuerySet.update`)."""
+        fields = kwargs.get("update_fields")
+        if fields is None or not set(fields) <= UNSEEN_GAME_COLUMNS:
+            self.live_mark = fresh_mark()
+            if fields is not None:
+                kwargs["update_fields"] = {*fields, "live_mark"}
+        super().save(*args, **kwargs)
 
     def settings_for(self, colours: tuple[str, ...]) -> Settings:
         return Settings(
@@ -274,7 +308,28 @@ IN_PERSON = PERSON & Q(standin=False)
 COMPUTER_PLAYS = Q(is_computer=True) | Q(standin=True)
 
 
+# What a seat's update may change that its own reader alone sees: their mark moves, not
+# the game's (muting a player, pausing the game's emails).
+OWN_SEAT_COLUMNS = frozenset({"muted_colours", "mail_muted", "live_mark"})
+
+
+class SeatQuerySet(models.QuerySet["Seat"]):
+    def update(self, **kwargs: Any) -> int:
+        """An update of seats moves the live mark of their games on (what a page of the
+        game shows of its seats: names, stand-ins, absences), or only their own if it
+        changes what only their reader sees (`OWN_SEAT_COLUMNS`)."""
+        if set(kwargs) <= OWN_SEAT_COLUMNS:
+            kwargs.setdefault("live_mark", fresh_mark())
+            return super().update(**kwargs)
+        games = list(self.values_list("game_id", flat=True).distinct())
+        updated = super().update(**kwargs)
+        Game.objects.filter(pk__in=games).update()
+        return updated
+
+
 class Seat(models.Model):
+    objects = SeatQuerySet.as_manager()
+
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     colour = models.CharField(max_length=10, choices=COLOUR_CHOICES)
     position = models.PositiveSmallIntegerField()  # seat order = play order
@@ -294,6 +349,8 @@ class Seat(models.Model):
     # The colours whose messages this seat's person does not want to read (games.chat).
     muted_colours = models.JSONField(default=list, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # Moved on by what this seat's reader alone sees (games.signals; `Game.live_mark`).
+    live_mark = models.BigIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["position"]
@@ -307,6 +364,17 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.colour} in {self.game_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """A save moves the game's live mark on, or the seat's own (`SeatQuerySet.update`)."""
+        fields = kwargs.get("update_fields")
+        if fields is not None and set(fields) <= OWN_SEAT_COLUMNS:
+            self.live_mark = fresh_mark()
+            kwargs["update_fields"] = {*fields, "live_mark"}
+            super().save(*args, **kwargs)
+            return
+        super().save(*args, **kwargs)
+        Game.objects.filter(pk=self.game_id).update()
 
     @property
     def is_person(self) -> bool:
@@ -507,6 +575,30 @@ class Message(models.Model):
 
     def __str__(self) -> str:
         return f"message {self.pk} in {self.game_id}"
+
+
+# --- live marks of what a seat alone reads (`Game.live_mark`, games.signals) -----------------
+
+
+def events_told(game_id: int, event_ids: list[int]) -> None:
+    """New events, after they were stored: their readers' pages are told."""
+    events = Event.objects.filter(pk__in=event_ids)
+    if events.visible_to(None).exists():
+        Game.objects.filter(pk=game_id).update()
+        return
+    seats = Seat.objects.filter(game_id=game_id).only("pk", "colour")
+    readers = [s.pk for s in seats if events.visible_to(s.colour).exists()]
+    Seat.objects.filter(pk__in=readers).update(live_mark=fresh_mark())
+
+
+def message_told_to_readers(message: Message) -> None:
+    """Table talk moves the marks of the seats that read it, by the one rule
+    (`Message.objects.visible_to`: not a player who muted its sender); a spectator of a
+    running game reads none of it."""
+    seats = Seat.objects.filter(game_id=message.game_id).only("pk", "colour", "muted_colours")
+    rows = Message.objects.filter(pk=message.pk)
+    readers = [s.pk for s in seats if rows.visible_to(s).exists()]
+    Seat.objects.filter(pk__in=readers).update(live_mark=fresh_mark())
 
 
 # --- play by email (issue: notifications, reminders, deadlines, replies) ------------------

@@ -40,7 +40,7 @@ from engine.reasons import ReasonJson
 from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
 from games.models import Event as EventRow
-from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot
+from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot, events_told
 from games.show.words import colour_word, phase_label, phase_moved_on, refusal_text
 
 logger = logging.getLogger(__name__)
@@ -729,6 +729,8 @@ class Rows:
     def insert(self) -> None:
         for model, rows in self.new.items():
             model.objects.bulk_create(rows)
+            if model is EventRow:  # bulk_create sends no signal: their readers are told here
+                events_told(rows[0].game_id, [row.pk for row in rows])
         self.new.clear()
 
 
@@ -940,6 +942,7 @@ def _computers_play(game: Game, rows: Rows, fresh: bool) -> bool:
     ]
     if not _is_ready(game, state, {p.seat.colour for p in [*pending, *computers]}):
         PendingSubmission.objects.bulk_create(computers)
+        Game.objects.filter(pk=game.pk).update()  # "waiting for" has changed (live mark)
         return False
     state, log, records = _applied(state, [*pending, *computers])
     if not records:

@@ -12,7 +12,7 @@ links in emails (games.mail.views) alike.
 from __future__ import annotations
 
 from django.db.models import Q, QuerySet
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
 from games.models import Game, OutgoingEmail, Seat
@@ -50,5 +50,9 @@ def visible_games(request: HttpRequest, games: QuerySet[Game]) -> QuerySet[Game]
 
 
 def visible_game(request: HttpRequest, games: QuerySet[Game], **lookup: object) -> Game:
-    """The game, if the requesting person may see it; else 404, as if it did not exist."""
-    return get_object_or_404(visible_games(request, games), **lookup)
+    """The game, if the requesting person may see it; else 404, as if it did not exist.
+    Only an invite-only game asks who may see it (an open page polls this)."""
+    game = get_object_or_404(games, **lookup)
+    if game.invite_only and not visible_games(request, Game.objects.filter(pk=game.pk)).exists():
+        raise Http404
+    return game

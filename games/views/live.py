@@ -1,7 +1,7 @@
 """What a page open in a browser polls (games/static/games/live.js): a version of what
 it shows, and the "your move" count of the navigation.
 
-The answer is tiny and cheap (a fixed handful of queries, none per event or seat), and
+The answer is tiny and cheap (two indexed lookups of marks the writes keep), and
 a 304 when the browser already has it (an ETag over the answer), so that a tab left
 open for days costs little. Only when the version changes does the page fetch itself
 again, rendered by the very views and templates of a first load: nothing shown here
@@ -21,52 +21,41 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import OuterRef, Subquery
 from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from games.context_processors import your_move_count
 from games.middleware import scope_of
-from games.models import IN_PERSON, Event, Game, Message, PendingSubmission, Seat
-from games.views.lists import GAME_COLUMNS, count_of, digest, lobby_version
+from games.models import Game, Seat
+from games.views.lists import GAME_COLUMNS, digest, lobby_version
 from games.visibility import visible_game
 
 
 def viewer_seat(request: HttpRequest, game_id: int) -> Seat | None:
     """The requesting person's seat in the game, with what the rules of reading ask of
-    it (its colour, the colours it muted); None for a visitor or a spectator."""
+    it (its colour, the colours it muted) and its live mark; None for a visitor or a
+    spectator."""
     if not request.user.is_authenticated:
         return None
     seats = Seat.objects.filter(game_id=game_id, user_id=request.user.pk)
-    return seats.only("pk", "game_id", "user_id", "colour", "muted_colours").first()
+    return seats.only("pk", "game_id", "user_id", "colour", "muted_colours", "live_mark").first()
 
 
 def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
-    """The game page's version for the requesting person, in two queries (their seat,
-    then the game with what it shows); 404 as the page if they may not see the game.
-    The newest event and message are those the seat reads by the one rule of each
-    (`visible_to`): what the reader may not see, or muted, changes nothing."""
+    """The game page's version for the requesting person, in two indexed lookups (their
+    seat, then the game's row); 404 as the page if they may not see the game. The marks
+    are kept by the writes (games.signals): the game's moves on with what everyone reads
+    (the game, its seats and submissions, public events), the seat's with what its
+    reader alone reads (their table talk, by the one rule of reading, and their own
+    events); so what the reader may not see, or muted, changes nothing."""
     seat = viewer_seat(request, game_id)
-    seats = Seat.objects.filter(game=OuterRef("pk"))
-    this_phase = PendingSubmission.objects.filter(
-        game=OuterRef("pk"), phase_number=OuterRef("phase_number")
-    )
-    mine = this_phase.filter(seat=seat) if seat is not None else this_phase.none()
-    games = Game.objects.only("pk", *GAME_COLUMNS).annotate(
-        seated=count_of(seats),
-        computers=count_of(seats.exclude(IN_PERSON)),
-        submitted=count_of(this_phase),
-        my_submission=Subquery(mine.values("submitted_at")[:1]),
-        last_event=Event.objects.visible_to(seat.colour if seat else None).newest_in(
-            OuterRef("pk"), "index"
-        ),
-        last_message=Message.objects.visible_to(seat).newest_in(OuterRef("pk")),
-    )
+    games = Game.objects.only("pk", "invite_only", "live_mark", *GAME_COLUMNS)
     game = visible_game(request, games, pk=game_id)
-    shown = ("seated", "computers", "submitted", "my_submission", "last_event", "last_message")
-    parts = [getattr(game, name) for name in (*GAME_COLUMNS, *shown)]
-    parts.append(seat.muted_colours if seat is not None else None)
+    parts: list[Any] = [getattr(game, name) for name in GAME_COLUMNS]
+    parts.append(game.live_mark)
+    if seat is not None:
+        parts.extend([seat.live_mark, seat.muted_colours])
     return {"version": digest(parts), "phase": game.phase_number, "status": game.status}
 
 
