@@ -4,25 +4,24 @@ an open page (games.views.live); the game page and the lobby write the version t
 were drawn from into the page (`data-live-version`), so that a change made while the
 page was on its way is not taken for what it shows.
 
-A version is an opaque digest: it says that something changed, never what. Each part
-of it asks the rule of what it stands for (`Game.still_waiting`'s columns, the events
-and messages a seat reads: `Event.objects.visible_to`, `Message.objects.visible_to`),
-so that a page whose reader can see nothing new does not fetch itself again.
+A version is an opaque digest: it says that something changed, never what. It is made of
+the live marks the writes keep (games.models `Game.live_mark`, `Seat.live_mark`), moved
+on by what each reader may see by the rule of reading, so that a poll is one indexed
+lookup and a page whose reader can see nothing new does not fetch itself again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from typing import Any
 
-from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery, Window
-from django.db.models.functions import Coalesce
+from django.db import connection
+from django.db.models import F, QuerySet
 from django.http import HttpRequest
 
-from games.context_processors import my_games
-from games.models import Game, PendingSubmission, Seat
+from games.context_processors import YOUR_MOVE_SQL, my_games
+from games.models import Game, Seat
 
 MY_GAMES_PAGE = 25  # my games shown per page (those waiting for me first), as the archive's
 OPEN_GAMES_PAGE = 25  # open games shown per page, the newest first (`?open=`)
@@ -69,102 +68,45 @@ def open_games(request: HttpRequest) -> QuerySet[Game]:
     return games.order_by("-created_at", "-pk")
 
 
-# What the game page and a lobby row show of a game changes with these columns of its
-# row, and with what the versions count beside them: seats (joined, and on the game page
-# those not played in person: left, a computer's, stood in for or conceded), submissions
-# of this phase (who has submitted), and on the game page the events and messages the
-# viewer may read (games.views.live).
-GAME_COLUMNS = (
-    "status",
-    "phase_number",
-    "turn",
-    "waiting",
-    "deadline",
-    "paused",
-    "needs_repair_since",
-)
-
-
 def digest(parts: object) -> str:
     """A short digest of a version's parts (JSON; dates as their text)."""
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:20]
 
 
-def count_of(rows: QuerySet[Any]) -> Coalesce:
-    """A correlated COUNT of `rows` (filtered on OuterRef): a subquery, not a join that
-    would multiply the game's row by its events and seats."""
-    counted = rows.order_by().values("game_id").annotate(n=Count("pk")).values("n")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
+# A sum of marks kept below 2**31 each: the sum of any number of games fits a 64-bit integer
+# in every database.
+MARK_MODULUS = 2_147_483_647
+_GAMES, _SEATS = Game._meta.db_table, Seat._meta.db_table
+_MINE = (
+    f"FROM {_SEATS} s JOIN {_GAMES} g ON g.id = s.game_id "
+    "WHERE s.user_id = %s AND g.status IN (%s, %s)"
+)
+_OPEN = f"FROM {_GAMES} g WHERE g.status = %s AND NOT g.invite_only"
+# The lobby's version, with the navigation's count (`YOUR_MOVE_SQL`, the one home of that
+# count in SQL): the live marks of my games gathering or running (`my_games_in_order`'s)
+# and of the open games anyone may join (`open_games`' and those I sit in, which are in
+# mine too), each summed and counted, in one statement. Every write a lobby row shows
+# moves its game's mark (games.models `Game.live_mark`), whatever page of the lobby it
+# is on: a change on another page fetches this one too, and nothing is missed.
+LOBBY_SQL = f"""
+SELECT ({YOUR_MOVE_SQL}),
+  (SELECT COUNT(*) {_MINE}), (SELECT COALESCE(SUM(g.live_mark %% {MARK_MODULUS}), 0) {_MINE}),
+  (SELECT COUNT(*) {_OPEN}), (SELECT COALESCE(SUM(g.live_mark %% {MARK_MODULUS}), 0) {_OPEN})
+"""
 
 
-def _page_number(raw: str | None) -> int:
-    """`?page=` as a number (1 when there is none or it is not one)."""
-    try:
-        return int(raw or 1)
-    except ValueError:
-        return 1
-
-
-def _my_page(request: HttpRequest, number: int) -> list[Any]:
-    """The lobby's page `number` of my games, in its order, each with what its row shows
-    and how many games I have in all: one query."""
-    start = (number - 1) * MY_GAMES_PAGE
-    return list(
-        my_games_in_order(request.user)
-        .annotate(
-            seated=count_of(Seat.objects.filter(game=OuterRef("pk"))),
-            submitted=count_of(
-                PendingSubmission.objects.filter(
-                    game=OuterRef("pk"), phase_number=OuterRef("phase_number")
-                )
-            ),
-            total=Window(Count("pk")),
-        )
-        .values_list("pk", *GAME_COLUMNS, "seated", "submitted", "total")[
-            start : start + MY_GAMES_PAGE
-        ]
-    )
-
-
-def _open_page(request: HttpRequest, number: int) -> list[Any]:
-    """The lobby's page `number` of open games: each with its seats taken, and how many
-    open games there are in all; one query."""
-    start = (number - 1) * OPEN_GAMES_PAGE
-    return list(
-        open_games(request)
-        .annotate(
-            seated=count_of(Seat.objects.filter(game=OuterRef("pk"))), total=Window(Count("pk"))
-        )
-        .values_list("pk", "seated", "total")[start : start + OPEN_GAMES_PAGE]
-    )
-
-
-def _shown_page(
-    read: Callable[[int], list[Any]], number: int, count: Callable[[], int], per_page: int
-) -> list[Any]:
-    """The rows of page `number` as the lobby shows it: the last page if past it (and
-    the first if it is not a number), as Django's `Paginator.get_page` does."""
-    rows = read(number) if number >= 1 else []
-    if not rows and number != 1:
-        rows = read(max(-(-count() // per_page), 1))
-    return rows
+def lobby_poll(request: HttpRequest) -> tuple[int, str]:
+    """The navigation's count for the requesting person and the lobby's version: one
+    query, of marks the writes keep, whatever the number of games."""
+    user_id = request.user.pk if request.user.is_authenticated else None
+    running, gathering = Game.Status.RUNNING.value, Game.Status.OPEN.value
+    mine = [user_id, gathering, running]
+    with connection.cursor() as cursor:
+        cursor.execute(LOBBY_SQL, [user_id, running, *mine, *mine, gathering, gathering])
+        count, *marks = cursor.fetchone()
+    return (int(count) if user_id is not None else 0), digest([int(m) for m in marks])
 
 
 def lobby_version(request: HttpRequest) -> str:
-    """The lobby's version: the page of my games it shows (`?page=`) and the page of
-    open games (`?open=`); a query for each, whatever the number of games."""
-    mine: list[Any] = []
-    if request.user.is_authenticated:
-        mine = _shown_page(
-            lambda n: _my_page(request, n),
-            _page_number(request.GET.get("page")),
-            my_games_in_order(request.user).count,
-            MY_GAMES_PAGE,
-        )
-    gathering = _shown_page(
-        lambda n: _open_page(request, n),
-        _page_number(request.GET.get("open")),
-        open_games(request).count,
-        OPEN_GAMES_PAGE,
-    )
-    return digest([mine, gathering])
+    """The lobby's version (`lobby_poll`), which the lobby is drawn with."""
+    return lobby_poll(request)[1]

@@ -1,14 +1,14 @@
 """What a page open in a browser polls (games/static/games/live.js): a version of what
 it shows, and the "your move" count of the navigation.
 
-The answer is tiny and cheap (two indexed lookups of marks the writes keep), and
+The answer is tiny and cheap (one query: indexed lookups of marks the writes keep), and
 a 304 when the browser already has it (an ETag over the answer), so that a tab left
 open for days costs little. Only when the version changes does the page fetch itself
 again, rendered by the very views and templates of a first load: nothing shown here
 comes from anywhere but `games.show.presenter.present`.
 
 - `/live/`: the count alone (every page of a signed-in person); `?lobby=1` adds the
-  lobby's version (the page of my games it shows, `&page=`, and of open games, `&open=`).
+  lobby's version (of all my games and all open games, whatever page the lobby shows).
 - `/games/<id>/live/`: the count and the game page's version, for the viewer; an
   invite-only game they may not see is a 404, as its page is. A session a magic link
   opened polls its game here too, without the count (games.middleware).
@@ -21,42 +21,48 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
+from django.db import connection
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModified, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from games.context_processors import your_move_count
+from games.context_processors import YOUR_MOVE_SQL, your_move_count
 from games.middleware import scope_of
 from games.models import Game, Seat
-from games.views.lists import GAME_COLUMNS, digest, lobby_version
+from games.views.lists import digest, lobby_poll
 from games.visibility import visible_game
 
+_GAMES, _SEATS = Game._meta.db_table, Seat._meta.db_table
+# The poll of a game page, with the navigation's count (`YOUR_MOVE_SQL`, the one home of
+# that count in SQL): the game's row and the reader's seat, one indexed lookup each.
+GAME_POLL_SQL = f"""
+SELECT g.invite_only, g.status, g.phase_number, g.live_mark, s.live_mark, ({YOUR_MOVE_SQL})
+FROM {_GAMES} g LEFT JOIN {_SEATS} s ON s.game_id = g.id AND s.user_id = %s
+WHERE g.id = %s"""
 
-def viewer_seat(request: HttpRequest, game_id: int) -> Seat | None:
-    """The requesting person's seat in the game, with what the rules of reading ask of
-    it (its colour, the colours it muted) and its live mark; None for a visitor or a
-    spectator."""
-    if not request.user.is_authenticated:
-        return None
-    seats = Seat.objects.filter(game_id=game_id, user_id=request.user.pk)
-    return seats.only("pk", "game_id", "user_id", "colour", "muted_colours", "live_mark").first()
+
+def game_poll(request: HttpRequest, game_id: int) -> tuple[dict[str, Any], int]:
+    """The game page's version for the requesting person, and their "your move" count,
+    in one query of the live marks the writes keep (games.models `Game.live_mark`: what
+    everyone reads of the game; `Seat.live_mark`: what their seat alone reads, by the
+    one rule of reading), so what the reader may not see, or muted, changes nothing.
+    A 404 as the page if they may not see the game (only an invite-only game asks)."""
+    user_id = request.user.pk if request.user.is_authenticated else None
+    with connection.cursor() as cursor:
+        cursor.execute(GAME_POLL_SQL, [user_id, Game.Status.RUNNING.value, user_id, game_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Http404
+    invite_only, status, phase, *marks, count = row
+    if invite_only:
+        visible_game(request, Game.objects.only("pk", "invite_only"), pk=game_id)
+    version = {"version": digest(marks), "phase": phase, "status": status}
+    return version, (int(count) if user_id is not None else 0)
 
 
 def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
-    """The game page's version for the requesting person, in two indexed lookups (their
-    seat, then the game's row); 404 as the page if they may not see the game. The marks
-    are kept by the writes (games.signals): the game's moves on with what everyone reads
-    (the game, its seats and submissions, public events), the seat's with what its
-    reader alone reads (their table talk, by the one rule of reading, and their own
-    events); so what the reader may not see, or muted, changes nothing."""
-    seat = viewer_seat(request, game_id)
-    games = Game.objects.only("pk", "invite_only", "live_mark", *GAME_COLUMNS)
-    game = visible_game(request, games, pk=game_id)
-    parts: list[Any] = [getattr(game, name) for name in GAME_COLUMNS]
-    parts.append(game.live_mark)
-    if seat is not None:
-        parts.extend([seat.live_mark, seat.muted_colours])
-    return {"version": digest(parts), "phase": game.phase_number, "status": game.status}
+    """The game page's version (`game_poll`), which the page is drawn with."""
+    return game_poll(request, game_id)[0]
 
 
 def answer(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:
@@ -73,16 +79,17 @@ def answer(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:
 @never_cache
 @require_safe
 def live(request: HttpRequest) -> HttpResponse:
-    body: dict[str, Any] = {"your_move": your_move_count(request.user)}
-    if request.GET.get("lobby"):
-        body["lobby"] = lobby_version(request)
-    return answer(request, body)
+    if not request.GET.get("lobby"):
+        return answer(request, {"your_move": your_move_count(request.user)})
+    count, version = lobby_poll(request)
+    return answer(request, {"your_move": count, "lobby": version})
 
 
 @never_cache
 @require_safe
 def game_live(request: HttpRequest, game_id: int) -> HttpResponse:
-    body: dict[str, Any] = {"game": game_version(request, game_id)}
+    version, count = game_poll(request, game_id)
+    body: dict[str, Any] = {"game": version}
     if scope_of(request) is None:  # a magic link's session sees no count of other games
-        body["your_move"] = your_move_count(request.user)
+        body["your_move"] = count
     return answer(request, body)

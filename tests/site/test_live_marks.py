@@ -4,9 +4,9 @@ item 1). A mark the writes forget would leave a page showing an old game for eve
 each kind of write a reader can see is played here, and after each one the kept version
 is held to a version worked out the long way from the rows (`by_rows`, what the page
 shows: the game's columns, its seats, who has submitted, the newest event and message
-the reader may read by the one rule): whenever that one changes for a reader, the kept
-one must change too. (That nothing a reader cannot see changes theirs is held by
-tests/site/test_readers_agree.py.)
+the reader may read by the one rule; `lobby_by_rows`, what the lobby shows): whenever
+that one changes for a reader, the kept one must change too. (That nothing a reader
+cannot see changes theirs is held by tests/site/test_readers_agree.py.)
 """
 
 from __future__ import annotations
@@ -15,22 +15,24 @@ from collections.abc import Callable
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Max
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
 from engine.game import default_move
 from games import chat, deadlines, services
 from games.models import Event, Game, Message, PendingSubmission, Seat
-from games.views.lists import GAME_COLUMNS
+from games.views.lists import LISTED, my_games_in_order, open_games
 from tests.site.conftest import make_user
 from tests.site.test_game_page import play_phases
 
 pytestmark = pytest.mark.django_db
 
 Step = Callable[[Game], object]
+# What the game page and a lobby row show of a game's own row.
+SHOWN = ("status", "phase_number", "turn", "waiting", "deadline", "paused", "needs_repair_since")
 
 
 def by_rows(game_id: int, user: User | None) -> tuple[object, ...]:
@@ -39,7 +41,7 @@ def by_rows(game_id: int, user: User | None) -> tuple[object, ...]:
     seat = Seat.objects.filter(game=game, user=user).first() if user else None
     seats = Seat.objects.filter(game=game).order_by("position")
     return (
-        tuple(getattr(game, name) for name in GAME_COLUMNS),
+        tuple(getattr(game, name) for name in SHOWN),
         tuple(seats.values_list("colour", "user_id", "is_computer", "standin", "conceded")),
         tuple(seats.values_list("missed_deadlines", flat=True)),
         tuple(
@@ -55,11 +57,40 @@ def by_rows(game_id: int, user: User | None) -> tuple[object, ...]:
     )
 
 
-def kept(game_id: int, user: User | None) -> str:
+def lobby_by_rows(user: User | None) -> tuple[object, ...]:
+    """What the lobby shows, read the long way: my games and the open ones, each with its
+    seats and this phase's submissions."""
+    request = RequestFactory().get("/")
+    request.user = user if user is not None else AnonymousUser()
+    mine = my_games_in_order(user) if user is not None else Game.objects.none()
+    return tuple(
+        (
+            tuple(getattr(game, name) for name in LISTED),
+            tuple(game.seats.values_list("colour", "user_id", "is_computer", "standin")),
+            tuple(
+                game.pending.filter(phase_number=game.phase_number).values_list(
+                    "seat_id", flat=True
+                )
+            ),
+        )
+        for game in [*mine, *open_games(request)]
+    )
+
+
+def client_of(user: User | None) -> Client:
     client = Client()
     if user is not None:
         client.force_login(user)
-    return client.get(reverse("game_live", args=[game_id])).json()["game"]["version"]
+    return client
+
+
+def kept(game_id: int, user: User | None) -> str:
+    return client_of(user).get(reverse("game_live", args=[game_id])).json()["game"]["version"]
+
+
+def kept_lobby(user: User | None) -> tuple[str, int]:
+    answer = client_of(user).get(reverse("live") + "?lobby=1").json()
+    return answer["lobby"], answer["your_move"]
 
 
 def seat(game: Game, colour: str) -> Seat:
@@ -112,14 +143,24 @@ def readers(alice: User, bob: User, charlie: User, dave: User) -> list[User | No
     return [alice, bob, charlie, dave, None]
 
 
+def seen_by(game_id: int, reader: User | None) -> tuple[object, object, str, str]:
+    lobby, _ = kept_lobby(reader)
+    return by_rows(game_id, reader), lobby_by_rows(reader), kept(game_id, reader), lobby
+
+
 def check_each_step(game_id: int, steps: list[tuple[str, Step]], readers: list) -> None:
+    """After each step, for each reader: the game page's kept version and the lobby's
+    move on if what they show, read from the rows, changed."""
     for name, step in steps:
-        before = {id(r): (by_rows(game_id, r), kept(game_id, r)) for r in readers}
+        before = {id(r): seen_by(game_id, r) for r in readers}
         step(Game.objects.get(pk=game_id))
         for reader in readers:
-            rows_then, kept_then = before[id(reader)]
-            if by_rows(game_id, reader) != rows_then:
-                assert kept(game_id, reader) != kept_then, (name, reader)
+            page_then, lobby_then, kept_then, kept_lobby_then = before[id(reader)]
+            page, lobby, kept_now, kept_lobby_now = seen_by(game_id, reader)
+            if page != page_then:
+                assert kept_now != kept_then, (name, reader, "game page")
+            if lobby != lobby_then:
+                assert kept_lobby_now != kept_lobby_then, (name, reader, "lobby")
 
 
 def test_every_write_a_reader_sees_moves_their_version_on(game, readers):
