@@ -31,6 +31,7 @@ CASTLE_DISTANCE = 7  # RULES 2.3: at least 6 cells between, i.e. Manhattan dista
 FOREST_FEE = 5
 ALLIANCE_BREAK_FEE = 10
 MAX_REGIONS_FOR_WALLS = 3
+TOWN_POWER = 5  # RULES 6.1, 6.2: a town's worth in a region founded, taken or lost
 
 
 def at(cell: Cell) -> str:
@@ -204,7 +205,7 @@ def change_power(pos: Position, colour: str, points: int) -> int:
 def area_value(pos: Position, cells: Iterable[Cell]) -> int:
     """RULES 6: T(cells) + 5 × towns."""
     cells = list(cells)
-    return founding_points(len(cells)) + 5 * pos.board.count(TOWN, cells)
+    return founding_points(len(cells)) + TOWN_POWER * pos.board.count(TOWN, cells)
 
 
 def check_payment(pos: Position, colour: str, amount: int, treasure: Sequence[int]) -> int:
@@ -598,7 +599,7 @@ def expand(
 def area_gain(pos: Position, cells: Iterable[Cell]) -> int:
     """RULES 6.2: 1 per cell and 5 per town."""
     cells = list(cells)
-    return len(cells) + 5 * pos.board.count(TOWN, cells)
+    return len(cells) + TOWN_POWER * pos.board.count(TOWN, cells)
 
 
 def score_loss(pos: Position, victim: Area, taken: set[Cell], log: Log) -> None:

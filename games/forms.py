@@ -21,6 +21,8 @@ from django.contrib.auth.models import User
 from django.db import models
 from django.utils import translation
 from django.utils.functional import lazy
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -33,6 +35,7 @@ from games.models import (
     Seat,
     colour_word,
 )
+from games.show.rules_text import Citation, cite
 from games.show.words import clean_text
 
 MAX_DEADLINE_HOURS = 720  # 30 days: longer and a game is as good as abandoned
@@ -48,6 +51,20 @@ def _interpolate(message: StrOrPromise, values: dict[str, Any]) -> str:
 # A message with values known when the module loads (a limit), translated when shown:
 # `interpolated(_("At most %(n)s."), {"n": 5})`.
 interpolated = lazy(_interpolate, str)
+
+
+def _help_with_rules(text: StrOrPromise, cites: tuple[Citation, ...]) -> SafeString:
+    links = format_html_join(" ", "{}", ((citation.link(),) for citation in cites))
+    return format_html("{} {}", text, links)
+
+
+_lazy_help_with_rules = lazy(_help_with_rules, str)
+
+
+def help_with_rules(text: StrOrPromise, *sections: str) -> StrOrPromise:
+    """A field's help and links to the sections of the rules it explains, worded in the
+    reader's language when drawn (the sections are checked now: `Citation`)."""
+    return _lazy_help_with_rules(text, cite(*sections))
 
 
 @cache
@@ -241,30 +258,70 @@ class CreateGameForm(forms.Form):
     """The settings of a new game; `cleaned_data` is the keyword arguments of
     `services.create_game` after the creator."""
 
-    name = forms.CharField(label=_("Name"), max_length=80)
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=80,
+        help_text=_("Shown in the lobby, on the game's page and in the subject of its emails."),
+    )
     player_count = forms.TypedChoiceField(
         label=_("Players"),
         coerce=int,
         initial=3,
         choices=[(n, n) for n in (2, 3, 4)],
         error_messages={"invalid_choice": _("A game has 2, 3 or 4 players.")},
+        help_text=help_with_rules(
+            _(
+                "With 2 or 3 players one colour is neutral: its castles and knights stand on "
+                "the board as obstacles, and the start player chooses two decision cards "
+                "each turn."
+            ),
+            "2",
+            "3",
+        ),
     )
     setup = forms.ChoiceField(
         label=_("Setup"),
         choices=game_choices("setup"),
         initial="variable",
         widget=forms.RadioSelect,
-        help_text=_("Basic: the board of the rules' first game (3 or 4 players)."),
+        help_text=help_with_rules(
+            _(
+                "Basic: the rule book's first game, on a fixed board where everyone starts "
+                "with one region (3 or 4 players). Variable: the board's tiles are shuffled "
+                "and turned, and the players place their castles and knights in turn before "
+                "the first card (2 to 4 players)."
+            ),
+            "2.2",
+            "2.3",
+        ),
     )
     decisions = forms.ChoiceField(
         label=_("Decisions"),
         choices=game_choices("decisions"),
         initial="sealed",
         widget=forms.RadioSelect,
-        help_text=_("Sealed: everyone decides at once, revealed together."),
+        help_text=help_with_rules(
+            _(
+                "Sealed: everyone chooses at once, in secret, and the choices are revealed "
+                "together. Open: as at the table, the start player chooses first and then "
+                "each player in seat order, seeing the choices made before; slower by email, "
+                "as each waits for the one before."
+            ),
+            "3",
+        ),
     )
     money = forms.ChoiceField(
-        label=_("Money"), choices=game_choices("money"), initial="hidden", widget=forms.RadioSelect
+        label=_("Money"),
+        choices=game_choices("money"),
+        initial="hidden",
+        widget=forms.RadioSelect,
+        help_text=help_with_rules(
+            _(
+                "Hidden: only you see your ducats, though every payment is in the game's "
+                "log. Open: everyone sees everyone's ducats."
+            ),
+            "1",
+        ),
     )
     deadline_hours = forms.IntegerField(
         label=_("Phase deadline (hours)"),
@@ -280,6 +337,18 @@ class CreateGameForm(forms.Form):
                 {"hours": MAX_DEADLINE_HOURS},
             ),
         },
+        help_text=help_with_rules(
+            interpolated(
+                _(
+                    "How long each phase waits for the players' moves, 1 to %(hours)s hours. "
+                    "Reminders go out before it passes; then a missing move gets its "
+                    "default: a random decision card, breaking off, a bid of 0 or declining "
+                    "the action."
+                ),
+                {"hours": MAX_DEADLINE_HOURS},
+            ),
+            "9",
+        ),
     )
     invite_only = forms.BooleanField(
         required=False,
@@ -292,6 +361,10 @@ class CreateGameForm(forms.Form):
         initial="red",
         widget=forms.RadioSelect,
         error_messages=COLOUR_ERRORS,
+        help_text=_(
+            "Your castles, knights and decision cards. The colours only tell the players "
+            "apart: none plays differently."
+        ),
     )
     computer_colours = forms.MultipleChoiceField(
         label=_("Computer players"),
@@ -299,7 +372,10 @@ class CreateGameForm(forms.Form):
         choices=COLOUR_CHOICES,
         widget=forms.CheckboxSelectMultiple,
         error_messages=COLOUR_ERRORS,
-        help_text=_("Colours played by the computer; the other seats wait for people."),
+        help_text=_(
+            "Colours played by the computer; the other seats wait for people. A computer "
+            "takes its seat at once and moves within seconds."
+        ),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -32,6 +32,8 @@ OPEN_TO_SCOPED = frozenset(
         "set_language",
         "unsubscribe",
         "healthz",
+        "rules",
+        "how_to_win",
         "password_reset",
         "password_reset_done",
         "password_reset_confirm",

@@ -4,7 +4,18 @@ from django.urls import include, path
 
 from games.mail import receiver
 from games.mail import views as mail
-from games.views import accounts, archive, chat, deadlines, history, live, lobby, play, table
+from games.views import (
+    accounts,
+    archive,
+    chat,
+    deadlines,
+    history,
+    live,
+    lobby,
+    play,
+    rules,
+    table,
+)
 from lowenherz_site.health import healthz
 
 urlpatterns = [
@@ -19,6 +30,8 @@ urlpatterns = [
     path("games/<int:game_id>/history/", history.history, name="game_history"),
     path("live/", live.live, name="live"),
     path("archive/", archive.archive_list, name="archive"),
+    path("rules/", rules.rules, name="rules"),
+    path("rules/how-to-win/", rules.how_to_win, name="how_to_win"),
     path("archive/<int:game_id>/", archive.archive_game, name="archive_game"),
     path("archive/<int:game_id>/record.json", archive.record_json, name="record_json"),
     path("games/<int:game_id>/extend/", deadlines.extend_deadline, name="extend_deadline"),

@@ -10,4 +10,4 @@ def test_the_game_page_shows_the_help_where_the_choice_is_made(client, game, ali
     page = client.get(f"/games/{game.pk}/").content.decode()
     help_at = page.index('id="help"')
     assert page.index('id="play"') < help_at < page.index("<form", help_at)
-    assert "Card 1: " in page and "RULES 3, 4" in page
+    assert "Card 1: " in page and 'href="/rules/#s3">Rules 3</a>' in page

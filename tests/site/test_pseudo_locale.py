@@ -169,6 +169,8 @@ def test_every_page_shows_only_marked_words(pseudo_language, client, game, alice
         ("preferences", reverse("email_preferences")),
         ("new game", reverse("create_game")),
         ("archive", reverse("archive")),
+        ("rules", reverse("rules")),
+        ("how to win", reverse("how_to_win")),
         ("not found", "/no/such/page/"),
     ):
         pages[name] = client.get(url).content.decode()
