@@ -1,4 +1,4 @@
-"""The web pages as players feel them: `game-page`, `page-queries`, `lobby-scale`,
+"""The web pages as players feel them: `game-page`, `live-poll`, `page-queries`, `lobby-scale`,
 `open-games-scale`, `archive-depth` and `web-memory`.
 
 Server time through `django.test.Client` (the whole middleware stack and the database,
@@ -356,6 +356,41 @@ def _game_page(options: Options, language: str, name: str, how: str) -> Figure:
             "language": language,
         },
     )
+
+
+@figures("live-poll", "live-poll-lobby")
+def live_poll(options: Options) -> Iterator[Figure]:
+    """What an open page costs while nothing happens: its poll (`/games/ID/live/` for the
+    game page, `/live/?lobby=1` for the lobby), each answered in full (a 200 with its JSON,
+    not the 304 a browser that has it gets), against the minimal view in the same run,
+    requested in turn. The minimal view is the fair floor: the same middleware (session,
+    account, profile, language) and one trivial query, which no answer can do without."""
+    w = world(options)
+    repeat = options.size(200, 10)
+    Profile.objects.filter(user=w.viewer).update(language="en-gb")
+    with bench_site():
+        client = client_of(w.viewer)
+        game_url, lobby_url = reverse("game_live", args=[w.running.pk]), reverse("live")
+        lobby_url += "?lobby=1"
+        game, lobby, minimal = alternating(
+            [(client, game_url), (client, lobby_url), (client, MINIMAL_PATH)], repeat
+        )
+        counts = {"game": queries(client, game_url), "lobby": queries(client, lobby_url)}
+        counts["minimal"] = queries(client, MINIMAL_PATH)
+    for name, times, what in (
+        ("live-poll", game, "the game page's poll"),
+        ("live-poll-lobby", lobby, "the lobby's poll"),
+    ):
+        yield Figure(
+            name,
+            f"{what}, answered in full, server time",
+            measured=median(times),
+            baseline=median(minimal),
+            target="<= 1.2",
+            unit="ms",
+            spread=spread(times),
+            detail={"samples": len(times), "queries": counts, "minimal_spread": spread(minimal)},
+        )
 
 
 @figures("page-queries")

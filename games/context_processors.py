@@ -90,7 +90,15 @@ class Live:
 
     @cached_property
     def your_move(self) -> int:
-        return your_move_count(self.request.user) if self.counts else 0
+        if not self.counts:
+            return 0
+        known = getattr(self.request, COUNTED, None)
+        return known if isinstance(known, int) else your_move_count(self.request.user)
+
+
+# A view that has counted "your move" already (the game page, with its version in one
+# query: games.views.live.game_poll) leaves it on the request for the navigation.
+COUNTED = "your_move_counted"
 
 
 def live(request: HttpRequest) -> dict[str, Live]:

@@ -60,11 +60,6 @@ def game_poll(request: HttpRequest, game_id: int) -> tuple[dict[str, Any], int]:
     return version, (int(count) if user_id is not None else 0)
 
 
-def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
-    """The game page's version (`game_poll`), which the page is drawn with."""
-    return game_poll(request, game_id)[0]
-
-
 def answer(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:
     """The JSON, or a 304 if the browser's copy (If-None-Match) is this very answer."""
     etag = f'"{digest(body)}"'

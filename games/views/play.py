@@ -28,6 +28,7 @@ from engine.moves import Decide, EndAlliance, Submission
 from engine.notation import MAX_MOVE_CHARS, parse_move
 from engine.view import View
 from games import chat, services
+from games.context_processors import COUNTED
 from games.forms import MessageForm
 from games.models import Game, Seat
 from games.play_forms import (
@@ -46,7 +47,7 @@ from games.show.presenter import Presentation, present
 from games.show.view_text import asked, deadline_text, examples, hand
 from games.show.words import action_text, card_text, refusal_text
 from games.views.chat import draft_of
-from games.views.live import game_version
+from games.views.live import game_poll
 from games.visibility import visible_game
 
 EVENTS_SHOWN = 50
@@ -87,7 +88,9 @@ def _load(request: HttpRequest, game_id: int) -> Presentation:
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     # The version first: a change made while the page is drawn makes the page fetch
     # itself once more, never leaves it behind (games/static/games/live.js).
-    version = game_version(request, game_id)["version"]
+    poll, counted = game_poll(request, game_id)
+    setattr(request, COUNTED, counted)  # the navigation's count, from the same query
+    version = poll["version"]
     shown = _load(request, game_id)
     game, seat, v = shown.game, shown.seat, shown.view
     context: dict[str, Any] = {
