@@ -9,11 +9,19 @@ say which kind they fill (`data-board-kind`, games.play_forms), and games/static
 board.js marks "legal" only the targets of the focused field's kind. Before any script
 runs, the targets of the form's default field (`default_kind`) are marked "legal".
 
+Thumbs, keyboards and screen readers (issue 24, item 2): each cell is a button named
+as a reader says it ("F7, forest, red knight"); board.js moves the focus among them with
+the arrow keys and offers a cell's walls in a sheet of 44 px buttons
+(templates/games/_board_sheet.html), so that no player needs to hit a thin edge; on a
+phone the board is drawn at its own size (`TAP` px a cell) and pans. Colours are told
+apart without colour as well: a letter on each castle and knight, a pattern on each
+player's regions.
+
 What depends only on the terrain (its cells, the rim and its coordinates, the click
 targets' shapes and names) is drawn once per layout and kept in this process
 (`_layout`, a few dozen layouts at most): the terrain is public and the same for every
 viewer. Everything a viewer's view decides (regions, walls, pieces, alliances, which
-targets are legal) is drawn for each request.
+targets are legal, the cells' names) is drawn for each request.
 """
 
 from __future__ import annotations
@@ -22,17 +30,21 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
+from math import ceil
 from typing import Any
 
-from django.utils.translation import get_language, pgettext_lazy
+from django.utils.translation import get_language, pgettext, pgettext_lazy
 from django.utils.translation import gettext as _
 
 from engine.board import column_name
 from engine.notation import format_cell, format_edge
 from engine.view import Ask, RegionView, View, ZoneView
-from games.show.words import colour_word
+from games.show.words import colour_letter, colour_word
 
 CELL = 40  # pixels per cell
+# CSS px of a cell where the board is shown at its own size: on a phone, where each cell
+# is a thumb's target (44x44, issue 24) and the board pans; elsewhere CSS fits it to the width.
+TAP = 44
 MARGIN = 22  # room for the coordinates on the top and left rim
 PAD = 4  # room for the frame on the bottom and right rim
 WALL_WIDTH = 5
@@ -52,6 +64,17 @@ TERRAIN_WORDS = {
     "town": pgettext_lazy("terrain", "town"),
     "unknown": pgettext_lazy("terrain", "unknown"),
 }
+# Each player's regions carry a pattern of their own (defined in _DEFS), and their castles
+# and knights a letter (words.colour_letter): colours told apart without colour.
+PATTERNED = frozenset(COLOURS)
+LETTER_INK = {"ochre": "#1d1d1d"}  # dark on the light ochre, white on the others
+# A cell's neighbour in each direction, and how a cell's name says a wall on that side.
+SIDES = {
+    (0, -1): pgettext_lazy("a wall on a side of a cell", "wall above"),
+    (1, 0): pgettext_lazy("a wall on a side of a cell", "wall to the right"),
+    (0, 1): pgettext_lazy("a wall on a side of a cell", "wall below"),
+    (-1, 0): pgettext_lazy("a wall on a side of a cell", "wall to the left"),
+}
 WALL_COLOUR = "#2b2118"
 ALLIANCE_COLOUR = "#d4a017"
 _COORD_STYLE = 'font-family="sans-serif" font-size="11" fill="#555"'
@@ -68,6 +91,14 @@ _DEFS = """<defs>
  fill="none" stroke="#8a6a3d" stroke-width="2.5"/></symbol>
 <symbol id="glyph-town" viewBox="0 0 40 40"><path d="M11 31 V20 L17 14 L23 20 V31 Z M23 31
  V23 L28 18 L33 23 V31 Z" fill="#8d7f6e" fill-opacity="0.8"/></symbol>
+<pattern id="pattern-red" width="8" height="8" patternUnits="userSpaceOnUse"><circle cx="4"
+ cy="4" r="1.6" fill="#5a130f" fill-opacity="0.6"/></pattern>
+<pattern id="pattern-ochre" width="8" height="8" patternUnits="userSpaceOnUse"><line x1="2"
+ y1="0" x2="2" y2="8" stroke="#5e420d" stroke-width="2" stroke-opacity="0.5"/></pattern>
+<pattern id="pattern-lilac" width="10" height="10" patternUnits="userSpaceOnUse"><path
+ d="M0 5 H10 M5 0 V10" stroke="#3f2852" stroke-width="1.2" stroke-opacity="0.55"/></pattern>
+<pattern id="pattern-grey" width="8" height="8" patternUnits="userSpaceOnUse"><line x1="0"
+ y1="2" x2="8" y2="2" stroke="#2f3134" stroke-width="2" stroke-opacity="0.5"/></pattern>
 <symbol id="glyph-castle" viewBox="0 0 40 40"><path d="M8 33 V14 H13 V18 H17 V14 H23 V18 H27
  V14 H32 V33 Z" stroke="#1d1d1d" stroke-width="1.5"/></symbol>
 </defs>"""
@@ -78,7 +109,9 @@ def render_board(v: View, interactive: bool = False, element_id: str | None = No
     rows: list[str] = v["board"]
     width, height = len(rows[0]), len(rows)
     layout = _layout(tuple(rows), get_language())
-    parts = [_open_svg(width, height, interactive, element_id), _DEFS, layout.terrain]
+    # The picture is hidden from screen readers: the cells' names say what it shows.
+    parts = [_open_svg(width, height, interactive, element_id), _DEFS, '<g aria-hidden="true">']
+    parts.append(layout.terrain)
     parts += _regions(v.get("regions", []))
     parts += _neutral_zones(v.get("neutral_zones", []))
     parts += _walls(v.get("walls", []))
@@ -86,12 +119,18 @@ def render_board(v: View, interactive: bool = False, element_id: str | None = No
     parts += _alliances(v.get("alliances", []), v.get("regions", []))
     parts += _pieces(v.get("castles", []), "castle")
     parts += _pieces(v.get("knights", []), "knight")
+    parts.append("</g>")
     if interactive:
         ask = v.get("ask")
         default = default_kind(ask)
-        parts += _marked_targets(layout.cells, "cell-targets", "cell", _cell_kinds(ask), default)
+        kinds = _cell_kinds(ask)
+        labels = _cell_labels(v, layout.names)
+        parts += _cell_buttons(layout.cells, kinds, labels, default)
         walls = {edge: [WALL] for edge in _legal_edges(ask)}
+        # A cell's sheet offers its walls to keyboards and screen readers (board.js).
+        parts.append('<g aria-hidden="true">')
         parts += _marked_targets(layout.edges, "edge-targets", "edge", walls, default)
+        parts.append("</g>")
     parts.append("</svg>")
     return "\n".join(parts)
 
@@ -118,6 +157,7 @@ class _Layout:
     rim: str  # the frame and the coordinates
     cells: tuple[_Target, ...]
     edges: tuple[_Target, ...]
+    names: Mapping[Cell, str]  # each cell's name and terrain: "F7, forest"
 
 
 @lru_cache(maxsize=LAYOUTS_KEPT)
@@ -132,12 +172,33 @@ def _layout(rows: tuple[str, ...], language: str | None) -> _Layout:
         edges=tuple(
             _split(frozenset(edge), "edge", target) for edge, target in _edge_targets(width, height)
         ),
+        names=dict(_cell_names(list(rows))),
     )
 
 
 def _split(key: Any, kind: str, target: tuple[str, str]) -> _Target:
     middle, tail = target
     return _Target(key, middle, tail, f'<rect class="{kind}{middle}{tail}')
+
+
+def _cell_buttons(
+    targets: tuple[_Target, ...],
+    legal: Mapping[Any, list[str]],
+    labels: Mapping[Cell, str],
+    default: str | None,
+) -> Iterator[str]:
+    """The cells as buttons named by `labels`, each marked with the kinds of field it is
+    legal for. One takes the Tab key (the first legal one): the arrow keys move on."""
+    first = next((t.key for t in targets if default in legal.get(t.key, ())), targets[0].key)
+    yield '<g class="cell-targets">'
+    for target in targets:
+        extra, marks = _legal_marks(legal.get(target.key, []), default)
+        tab = "0" if target.key == first else "-1"
+        yield (
+            f'<rect class="cell{extra}{target.middle}{marks} role="button" tabindex="{tab}" '
+            f'aria-pressed="false" aria-label="{escape(labels[target.key])}"{target.tail}'
+        )
+    yield "</g>"
 
 
 def _marked_targets(
@@ -197,12 +258,23 @@ def _colour(name: str) -> str:
 def _open_svg(width: int, height: int, interactive: bool, element_id: str | None) -> str:
     w, h = MARGIN + width * CELL + PAD, MARGIN + height * CELL + PAD
     ident = f' id="{escape(element_id)}"' if element_id else ""
-    kind = " interactive" if interactive else ""
+    # A picture, or a group of buttons whose keys are told beside it (#board-keys,
+    # templates/games/_board_sheet.html); board.js finds a cell's neighbours by its columns.
+    kind = (
+        f' interactive" role="group" data-columns="{width}" aria-describedby="board-keys'
+        if interactive
+        else '" role="img'
+    )
     return (
         f'<svg{ident} class="board-svg{kind}" xmlns="http://www.w3.org/2000/svg" '
-        f'viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
+        f'viewBox="0 0 {w} {h}" width="{_at_tap_size(w)}" height="{_at_tap_size(h)}" '
         f'aria-label="{escape(_label(width, height))}">'
     )
+
+
+def _at_tap_size(length: int) -> int:
+    """A length of the drawing in CSS px at the size where a cell is TAP px (rounded up)."""
+    return ceil(length * TAP / CELL)
 
 
 def _label(width: int, height: int) -> str:
@@ -233,6 +305,11 @@ def _regions(regions: list[RegionView]) -> Iterator[str]:
                 f'<rect class="region region-{owner}" x="{_left(x)}" y="{_top(y)}" '
                 f'width="{CELL}" height="{CELL}" fill="{fill}" fill-opacity="0.3"/>'
             )
+            if region.get("owner") in PATTERNED:
+                yield (
+                    f'<rect class="region-pattern" x="{_left(x)}" y="{_top(y)}" '
+                    f'width="{CELL}" height="{CELL}" fill="url(#pattern-{owner})"/>'
+                )
 
 
 def _neutral_zones(zones: list[ZoneView]) -> Iterator[str]:
@@ -325,19 +402,31 @@ def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
             else _("%(colour)s knight at %(cell)s")
         ) % words
         title = f"<title>{escape(said)}</title>"
+        cx, cy = _centre(cell)
         if kind == "castle":
             yield (
                 f'<use class="castle castle-{name}" href="#glyph-castle" x="{_left(cell[0])}" '
                 f'y="{_top(cell[1])}" width="{CELL}" height="{CELL}" '
                 f'fill="{_colour(owner)}">{title}</use>'
             )
+            yield _letter(str(owner), cx, cy + 9)  # on the castle's wall, below its battlements
         else:
-            cx, cy = _centre(cell)
             yield (
                 f'<circle class="knight knight-{name}" cx="{cx}" cy="{cy}" r="9" '
                 f'fill="{_colour(owner)}" stroke="#1d1d1d" stroke-width="1.5">'
                 f"{title}</circle>"
             )
+            yield _letter(str(owner), cx, cy)
+
+
+def _letter(owner: str, cx: float, cy: float) -> str:
+    """The colour's letter, centred on (cx, cy)."""
+    letter = escape(colour_letter(owner))
+    return (
+        f'<text class="piece-letter" x="{cx}" y="{cy + 4}" text-anchor="middle" '
+        f'font-family="sans-serif" font-size="11" font-weight="bold" '
+        f'fill="{LETTER_INK.get(owner, "#ffffff")}">{letter}</text>'
+    )
 
 
 # --- click targets ------------------------------------------------------------------------
@@ -391,19 +480,52 @@ def _legal_marks(kinds: list[str], default: str | None) -> tuple[str, str]:
 
 
 def _cell_targets(rows: list[str]) -> Iterator[tuple[Cell, tuple[str, str]]]:
-    """Each cell's target, split where its legal marks go (`_Target`)."""
+    """Each cell's target, split where its legal marks and name go (`_Target`)."""
     for y, row in enumerate(rows):
-        for x, mark in enumerate(row):
+        for x, _mark in enumerate(row):
             name = escape(format_cell((x, y)))
-            terrain = escape(_terrain_word(TERRAIN.get(mark, ("unknown", ""))[0]))
             yield (
                 (x, y),
                 (
                     f'" data-cell="{name}"',
                     f' x="{_left(x)}" y="{_top(y)}" width="{CELL}" height="{CELL}" '
-                    f'fill="transparent"><title>{name} {terrain}</title></rect>',
+                    'fill="transparent"/>',
                 ),
             )
+
+
+def _cell_names(rows: list[str]) -> Iterator[tuple[Cell, str]]:
+    for y, row in enumerate(rows):
+        for x, mark in enumerate(row):
+            terrain = _terrain_word(TERRAIN.get(mark, ("unknown", ""))[0])
+            words = {"cell": format_cell((x, y)), "terrain": terrain}
+            yield (x, y), pgettext("a cell of the board", "%(cell)s, %(terrain)s") % words
+
+
+def _cell_labels(v: View, names: Mapping[Cell, str]) -> dict[Cell, str]:
+    """Each cell's name as a screen reader says it: "F7, forest, red knight, red region,
+    wall below". The parts are names of things, listed, not a sentence."""
+    things: dict[Cell, list[str]] = {}
+
+    def add(cell: Iterable[int], what: str) -> None:
+        things.setdefault(_cell(cell), []).append(what)
+
+    for x, y, owner in v.get("castles", []):
+        add((int(x), int(y)), _("%(colour)s castle") % {"colour": colour_word(str(owner))})
+    for x, y, owner in v.get("knights", []):
+        add((int(x), int(y)), _("%(colour)s knight") % {"colour": colour_word(str(owner))})
+    for region in v.get("regions", []):
+        words = {"colour": colour_word(str(region.get("owner", "")))}
+        for c in region["cells"]:
+            add(c, _("%(colour)s region") % words)
+    for zone in v.get("neutral_zones", []):
+        for c in zone["cells"]:
+            add(c, _("neutral zone"))
+    for a, b in v.get("walls", []):
+        one, two = _cell(a), _cell(b)
+        add(one, str(SIDES[(two[0] - one[0], two[1] - one[1])]))
+        add(two, str(SIDES[(one[0] - two[0], one[1] - two[1])]))
+    return {cell: ", ".join([name, *things.get(cell, [])]) for cell, name in names.items()}
 
 
 def _edge_targets(width: int, height: int) -> Iterator[tuple[tuple[Cell, Cell], tuple[str, str]]]:

@@ -124,6 +124,21 @@ def colour_word(colour: str) -> str:
     return str(COLOUR_WORDS.get(colour, colour))
 
 
+# The letter on a colour's castles and knights, the board's and the legend's: colours
+# told apart without colour (issue 24). The initials of the colours' words, the same in
+# English, German and Italian, yet each the reader's own.
+COLOUR_LETTERS: dict[str, str | Promise] = {
+    "red": pgettext_lazy("the letter on red pieces", "R"),
+    "ochre": pgettext_lazy("the letter on ochre pieces", "O"),
+    "lilac": pgettext_lazy("the letter on lilac pieces", "L"),
+    "grey": pgettext_lazy("the letter on grey pieces", "G"),
+}
+
+
+def colour_letter(colour: str) -> str:
+    return str(COLOUR_LETTERS.get(colour, "?"))
+
+
 def colour_name(colour: str) -> str:
     """A colour as a player's name ("Red")."""
     word = colour_word(colour)

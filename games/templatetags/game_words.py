@@ -14,6 +14,7 @@ from typing import Any
 from django import template
 from django.utils.translation import gettext, pgettext
 
+from games.show import words
 from games.show.words import PHASE_NAMES
 
 register = template.Library()
@@ -33,6 +34,12 @@ def colour_name(colour: Any) -> str:
     """ "red" is "red" / "Rot" / "rosso"; a colour this list lacks is shown as it is."""
     key = str(colour or "")
     return _colour_names().get(key, key)
+
+
+@register.filter
+def colour_letter(colour: Any) -> str:
+    """The letter on a colour's pieces ("R"), for the legend's swatches."""
+    return words.colour_letter(str(colour or ""))
 
 
 @register.filter

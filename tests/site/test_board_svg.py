@@ -6,6 +6,8 @@ import json
 import re
 import xml.etree.ElementTree as ET
 
+from django.utils import translation
+
 from engine.board import DATA
 from engine.notation import format_edge, parse_edge
 from engine.view import view
@@ -258,3 +260,64 @@ def test_the_swords_form_fills_the_expansion_first_when_no_knight_can_be_placed(
         "expand_from": "region",
         "expand_first": None,
     }
+
+
+# --- thumbs, keys and screen readers; colours without colour (issue 24, item 2) -------------
+
+
+def test_every_castle_and_knight_carries_its_colour_s_letter():
+    v = basic_view()
+    root = parsed(render_board(v))
+    letters = [e.text for e in with_class(root, "piece-letter")]
+    assert len(letters) == len(v["castles"]) + len(v["knights"])
+    owners = [owner for *_, owner in v["castles"] + v["knights"]]
+    assert letters == [{"red": "R", "ochre": "O", "lilac": "L", "grey": "G"}[o] for o in owners]
+
+
+def test_each_player_s_regions_carry_a_pattern_of_their_own():
+    v = basic_view()
+    v["regions"] = [
+        {"owner": colour, "castle": [x, 0], "cells": [[x, 0]]} for x, colour in enumerate(COLOURS)
+    ]
+    patterns = [e.get("fill") for e in with_class(parsed(render_board(v)), "region-pattern")]
+    assert patterns == [f"url(#pattern-{colour})" for colour in COLOURS]
+    svg = render_board(v)
+    assert all(f'<pattern id="pattern-{colour}"' in svg for colour in COLOURS)
+
+
+def test_an_interactive_board_is_a_group_of_cell_buttons_named_for_a_screen_reader():
+    v = basic_view("red")
+    v["regions"] = [{"owner": "red", "castle": [1, 0], "cells": [[1, 0], [1, 1]]}]
+    v["walls"] = [[[1, 1], [1, 2]]]
+    v["knights"] = [[1, 1, "red"]]
+    root = parsed(render_board(v, interactive=True))
+    assert root.get("role") == "group" and root.get("aria-describedby") == "board-keys"
+    cells = with_class(root, "cell")
+    assert {c.get("role") for c in cells} == {"button"}
+    assert [c.get("tabindex") for c in cells].count("0") == 1  # one tab stop: arrows move on
+    names = {c.get("data-cell"): c.get("aria-label") for c in cells}
+    assert names["B2"] == "B2, plain, red knight, red region, wall below"
+    assert names["B3"].endswith(", wall above")
+    # The drawing is hidden from screen readers; the plain board is one picture.
+    groups = [g for g in root.findall(f"{SVG}g") if g.get("class") != "cell-targets"]
+    assert groups and all(g.get("aria-hidden") == "true" for g in groups)
+    assert parsed(render_board(v)).get("role") == "img"
+
+
+def test_the_cells_are_named_in_the_reader_s_language():
+    v = basic_view("red")
+    v["knights"] = [[5, 6, "red"]]
+    with translation.override("de"):
+        root = parsed(render_board(v, interactive=True))
+        letters = {e.text for e in with_class(root, "piece-letter")}
+    names = {c.get("data-cell"): c.get("aria-label") for c in with_class(root, "cell")}
+    assert names["F7"].startswith("F7, ") and "Ritter von Rot" in names["F7"]
+    assert letters <= {"R", "O", "L", "G"}
+
+
+def test_the_board_s_own_size_gives_each_cell_44_css_pixels():
+    """Where CSS leaves the board at its own size (a phone), a cell is a thumb's target."""
+    root = parsed(render_board(basic_view(), interactive=True))
+    width = float(root.get("width"))
+    view_width = float(root.get("viewBox").split()[2])
+    assert 40 * width / view_width >= 44

@@ -1,6 +1,7 @@
-"""Phones (issue 10, item 4): every page works 360 px wide in Chromium. Nothing is wider
-than the screen, the navigation folds behind a button, the board scales to the width and
-its cells are still tapped into the move's fields, and the forms sit below the board."""
+"""Phones (issue 10, item 4; issue 24): every page works 360 px wide in Chromium. Nothing
+is wider than the screen, the navigation folds behind a button, the board of a player with
+a move to make pans in a frame as wide as the screen with cells a thumb can tap (a board
+only watched scales to the width), and the forms sit below the board."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.utils import timezone
 
 from games import services
 from games.models import Game
+from tests.site import audit
 from tests.site.conftest import PASSWORD, three_player_game
 from tests.site.test_archive import finished_game
 
@@ -83,22 +85,27 @@ def test_a_player_s_pages_fit_the_screen(new_page, placing_game, alice):
         assert page_width(page) <= 360, path
 
 
-def test_the_board_scales_stays_tappable_and_the_form_is_below_it(new_page, placing_game):
+def test_the_board_pans_with_thumb_sized_cells_and_the_form_is_below_it(new_page, placing_game):
+    """Issue 24: the board of a player who has a move to make is drawn with 44x44 CSS px
+    cells and pans sideways inside a frame as wide as the screen."""
     # RULES.md 2.3: the placement starts with the start player, whom the seed draws;
     # only the player the phase waits for has legal cells to tap.
     placer = placing_game.seats.get(colour=placing_game.waiting[0]).user
     page = new_page(**PHONE)
     log_in(page, placer.username)
     page.goto(f"/games/{placing_game.pk}/")
-    board = page.locator("#board").bounding_box()
-    assert board is not None and board["width"] <= 360
-    legal = page.locator("#board [data-cell].legal").first
+    frame = page.locator("#board-wrap").bounding_box()
+    assert frame is not None and frame["width"] <= 360
+    sizes = page.evaluate(audit.TARGET_SIZES)
+    assert len(sizes) == 150 and min(min(w, h) for w, h in sizes) >= audit.TAP
+    legal = page.locator("#board [data-cell].legal").last  # far right: panned to
     cell = legal.get_attribute("data-cell")
     legal.tap()
     fields = page.locator("[data-board-target]")
     assert cell in [fields.nth(i).input_value() for i in range(fields.count())]
     form = page.locator("form.play-form, #move-text").first.bounding_box()
-    assert form is not None and form["y"] >= board["y"] + board["height"]
+    assert form is not None and form["y"] >= frame["y"] + frame["height"]
+    assert page_width(page) <= 360
 
 
 def test_a_running_game_and_an_archived_one_fit_the_screen(new_page, alice, bob, charlie):

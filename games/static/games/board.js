@@ -2,6 +2,13 @@
    edge (data-wall) is added to the field last focused, or to the text fallback
    (#move-text); a second click takes it out again.
 
+   Thumbs, keys and screen readers (issue 24): each cell is a button (games/show/
+   board_svg.py names it "F7, forest, red knight"); one of them takes the Tab key and the
+   arrow keys move on (a roving tabindex), Enter or Space chooses like a click. A cell
+   chosen while a wall is wanted opens the sheet (#board-sheet, templates/games/
+   _board_sheet.html) with a 44 px button for each of its sides, so no one needs to hit a
+   thin edge: on a phone the edges take no taps at all (game.css).
+
    Highlights: each target the engine lists says for which kinds of field it is legal
    (data-legal="knight expansion", games/show/board_svg.py); each field says the kind it
    fills (data-board-kind, games/play_forms.py; "any" for the text fallback). The
@@ -19,6 +26,8 @@
   var target = null;  // the field clicks fill: the one last focused, else the default
 
   function board() { return document.getElementById("board"); }
+
+  function sheet() { return document.getElementById("board-sheet"); }
 
   function defaultField() { return document.querySelector("[data-board-default]"); }
 
@@ -75,7 +84,14 @@
     svg.querySelectorAll("[data-cell], [data-wall]").forEach(function (el) {
       var name = el.getAttribute("data-cell") || el.getAttribute("data-wall");
       el.classList.toggle("selected", chosen[name.toUpperCase()] === true);
+      if (el.hasAttribute("data-cell")) { el.setAttribute("aria-pressed", String(chosen[name] === true)); }
     });
+    var open = sheet();
+    if (open && !open.hidden) {
+      open.querySelectorAll("[data-choice]").forEach(function (button) {
+        button.setAttribute("aria-pressed", String(chosen[button.getAttribute("data-choice")] === true));
+      });
+    }
   }
 
   // The targets legal for the field's kind are marked "legal", no others; the text
@@ -87,7 +103,11 @@
     svg.setAttribute("data-kind", kind);
     svg.querySelectorAll("[data-cell], [data-wall]").forEach(function (el) {
       var kinds = (el.getAttribute("data-legal") || "").split(" ").filter(Boolean);
-      el.classList.toggle("legal", kinds.length > 0 && (kind === "any" || kinds.indexOf(kind) >= 0));
+      var legal = kinds.length > 0 && (kind === "any" || kinds.indexOf(kind) >= 0);
+      el.classList.toggle("legal", legal);
+      if (el.hasAttribute("data-cell")) {  // a screen reader adds "can be chosen now"
+        if (legal) { el.setAttribute("aria-describedby", "board-legal"); } else { el.removeAttribute("aria-describedby"); }
+      }
     });
   }
 
@@ -109,12 +129,132 @@
   document.addEventListener("input", markSelected);
   document.addEventListener("click", function (event) {
     var svg = board();
-    var el = svg && event.target.closest ? event.target.closest("[data-cell], [data-wall]") : null;
+    if (!svg || !event.target.closest) { return; }
+    var choice = event.target.closest("#board-sheet [data-choice]");
+    if (choice) { choose(choice.getAttribute("data-kind"), choice.getAttribute("data-choice")); return; }
+    if (event.target.closest("#board-sheet-close")) { closeSheet(true); return; }
+    var el = event.target.closest("[data-cell], [data-wall]");
     if (!el || !svg.contains(el)) { return; }
-    var kind = el.hasAttribute("data-cell") ? "cell" : "wall";
+    if (el.hasAttribute("data-wall")) { choose("wall", el.getAttribute("data-wall")); return; }
+    activate(el);
+  });
+
+  function choose(kind, name) {
     var field = fieldFor(kind);
-    if (!field) { return; }
-    toggle(field, el.getAttribute(kind === "cell" ? "data-cell" : "data-wall"));
+    if (field) { toggle(field, name); }
+  }
+
+  // --- a cell chosen: into the field, or its sheet when a wall is wanted -----------------
+
+  function wantsWall() {
+    var field = current();
+    var mode = field ? field.getAttribute("data-board-target") : "any";
+    if (mode === "wall") { return true; }
+    // The text field takes anything: a cell's sheet when the phase asks for walls.
+    return mode === "any" && board().querySelector("[data-wall][data-legal]") !== null;
+  }
+
+  function activate(cell) {
+    rove(cell);
+    if (wantsWall()) { openSheet(cell); return; }
+    closeSheet(false);
+    choose("cell", cell.getAttribute("data-cell"));
+  }
+
+  function cells() { return Array.prototype.slice.call(board().querySelectorAll("[data-cell]")); }
+
+  function columns() { return parseInt(board().getAttribute("data-columns"), 10) || 1; }
+
+  // The cell beside `cell` one step (dx, dy) away, or null at the rim.
+  function neighbour(cell, dx, dy) {
+    var all = cells(), at = all.indexOf(cell), width = columns();
+    var x = at % width + dx, y = Math.floor(at / width) + dy;
+    if (x < 0 || x >= width || y < 0) { return null; }
+    return all[y * width + x] || null;
+  }
+
+  function edgeBetween(one, two) {
+    var a = one.getAttribute("data-cell"), b = two.getAttribute("data-cell");
+    var edge = board().querySelector('[data-wall="' + a + "/" + b + '"], [data-wall="' + b + "/" + a + '"]');
+    return edge;
+  }
+
+  var SIDES = [["up", 0, -1], ["right", 1, 0], ["down", 0, 1], ["left", -1, 0]];
+
+  function button(text, kind, name, legal) {
+    var el = document.createElement("button");
+    el.type = "button";
+    el.className = "btn " + (legal ? "btn-primary" : "btn-outline-secondary");
+    el.textContent = text;
+    el.setAttribute("data-kind", kind);
+    el.setAttribute("data-choice", name);
+    return el;
+  }
+
+  function openSheet(cell) {
+    var box = sheet();
+    if (!box) { return; }
+    var list = box.querySelector("#board-sheet-buttons");
+    var name = cell.getAttribute("data-cell");
+    list.textContent = "";
+    if (current() === null || current().getAttribute("data-board-target") === "any") {
+      var legal = cell.classList.contains("legal");
+      list.appendChild(button(box.getAttribute("data-choose").replace("{cell}", name), "cell", name, legal));
+    }
+    SIDES.forEach(function (side) {
+      var other = neighbour(cell, side[1], side[2]);
+      var edge = other && edgeBetween(cell, other);
+      if (!edge) { return; }
+      var wall = edge.getAttribute("data-wall");
+      var text = box.getAttribute("data-side-" + side[0]).replace("{edge}", wall);
+      list.appendChild(button(text, "wall", wall, edge.classList.contains("legal")));
+    });
+    box.querySelector("#board-sheet-title").textContent = cell.getAttribute("aria-label");
+    box.setAttribute("data-cell", name);
+    box.hidden = false;
+    markSelected();
+    (list.querySelector(".btn-primary") || list.querySelector("button")).focus({ preventScroll: true });
+    uncover(cell, box);
+  }
+
+  // The sheet sits at the foot of the screen: the chosen cell is scrolled above it.
+  function uncover(cell, box) {
+    var hidden = cell.getBoundingClientRect().bottom - box.getBoundingClientRect().top;
+    if (hidden > 0) { window.scrollBy(0, hidden + 8); }
+  }
+
+  function closeSheet(refocus) {
+    var box = sheet();
+    if (!box || box.hidden) { return; }
+    box.hidden = true;
+    var cell = board() && board().querySelector('[data-cell="' + box.getAttribute("data-cell") + '"]');
+    if (refocus && cell) { cell.focus(); }
+  }
+
+  // --- keys: a roving tabindex over the cells ------------------------------------------
+
+  function rove(cell) {
+    cells().forEach(function (el) { el.setAttribute("tabindex", el === cell ? "0" : "-1"); });
+  }
+
+  var MOVES = { ArrowUp: [0, -1], ArrowRight: [1, 0], ArrowDown: [0, 1], ArrowLeft: [-1, 0] };
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && sheet() && !sheet().hidden) { closeSheet(true); return; }
+    var cell = event.target.closest ? event.target.closest("#board [data-cell]") : null;
+    if (!cell) { return; }
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      activate(cell);
+      return;
+    }
+    var step = MOVES[event.key];
+    var next = step && neighbour(cell, step[0], step[1]);
+    if (step) { event.preventDefault(); }
+    if (next) {
+      rove(next);
+      next.focus();
+    }
   });
 
   function init() {
