@@ -9,6 +9,8 @@ dependencies from pyproject.toml when they changed. `run` needs no server (SQLit
 and a broker on the file system, unless DATABASE_URL / REDIS_URL say otherwise);
 `test` first makes sure PostgreSQL, Redis and Chromium are installed and running
 (scripts/services.sh) and points DATABASE_URL / REDIS_URL at them unless set.
+`run` keeps the settings it serves with in var/dev-run.json, and `manage.py` run by hand
+in the checkout takes them from there (`adopt_run_settings`): it acts on the same site.
 It uses only the standard library, because it runs before anything is installed.
 """
 
@@ -27,7 +29,7 @@ import subprocess
 import sys
 import time
 import venv
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -110,8 +112,9 @@ def make_var_dirs() -> None:
         (var / folder).mkdir(parents=True, exist_ok=True)
 
 
-def var_dir() -> Path:
-    return Path(os.environ.get("LOWENHERZ_VAR", ROOT / "var"))
+def var_dir(environ: Mapping[str, str] | None = None) -> Path:
+    environ = os.environ if environ is None else environ
+    return Path(environ.get("LOWENHERZ_VAR", ROOT / "var"))
 
 
 DEFAULT_ADDRESS = "127.0.0.1:8000"
@@ -220,6 +223,59 @@ def _own_secrets(path: Path) -> dict[str, str]:
     return made
 
 
+# What `manage.py`, run by hand in this checkout, takes from the last `dev.py run`: the
+# settings the site was served with (where its links go, which hosts, which secrets sign
+# the links, where its data and mail are), so that the README's commands (receive_email)
+# act on the site being served. Kept in var/ (readable by its owner only: it may hold
+# secrets); what the person's own environment sets wins.
+RUN_FILE = "dev-run.json"
+RUN_SETTINGS = (
+    "DEBUG",
+    "SITE_URL",
+    "ALLOWED_HOSTS",
+    "SECRET_KEY",
+    "INBOUND_SECRET",
+    "DATABASE_URL",
+    "REDIS_URL",
+    "CACHE_URL",
+    "EMAIL_URL",
+)
+
+
+def record_run(environ: Mapping[str, str], folder: Path) -> Path:
+    """Keep the RUN_SETTINGS `dev.py run` serves with (those set) in `folder`/RUN_FILE,
+    made anew on every run and readable by its owner only."""
+    path = folder / RUN_FILE
+    folder.mkdir(parents=True, exist_ok=True)
+    path.unlink(missing_ok=True)  # made anew: never a copy of old settings, or looser rights
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        json.dump({name: environ[name] for name in RUN_SETTINGS if name in environ}, file)
+    return path
+
+
+def recorded_run(folder: Path) -> dict[str, str]:
+    """The settings the last `dev.py run` served with in `folder` ({} if it never ran
+    there, or the record is not one it wrote)."""
+    try:
+        kept = json.loads((folder / RUN_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(kept, dict):
+        return {}
+    return {k: v for k, v in kept.items() if k in RUN_SETTINGS and isinstance(v, str)}
+
+
+def adopt_run_settings(environ: MutableMapping[str, str]) -> None:
+    """For `manage.py` run by hand: the settings the last `dev.py run` served with, where
+    `environ` sets none of its own. Not when DJANGO_SETTINGS_MODULE is set: a test run, a
+    server or `dev.py test` chose their settings themselves."""
+    if "DJANGO_SETTINGS_MODULE" in environ:
+        return
+    for name, value in recorded_run(var_dir(environ)).items():
+        environ.setdefault(name, value)
+
+
 def _url_host(host: str) -> str:
     """A bare IPv6 address in brackets, as a URL and ALLOWED_HOSTS write it."""
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
@@ -236,6 +292,7 @@ def cmd_run(extra: list[str]) -> None:
     os.environ.update(own)
     if notice:
         print(notice, flush=True)
+    record_run(os.environ, var_dir())  # before the demo's first email, as manage.py reads it
     manage("migrate", "--no-input", "-v", "0")
     manage("seed_demo")
     stop_on_sigterm()

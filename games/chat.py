@@ -30,7 +30,7 @@ from django.utils.translation import gettext as _
 from games import limits
 from games.models import MESSAGE_CHARS, Game, Message, OutgoingEmail, Seat
 from games.services import GameError
-from games.show.words import colour_word
+from games.show.words import colour_word, labelled
 
 # Sent inside the storing transaction: message (a Message), readers (the Seats of the
 # persons who may read it, the sender aside).
@@ -146,6 +146,12 @@ def _check(game: Game, seats: list[Seat], sender: Seat | None, to_colour: str) -
     return to_seat
 
 
+def addressees(seats: Iterable[Seat], sender: Seat) -> list[Seat]:
+    """The seats `sender` may write to alone (`_check`): the other persons at the table
+    (a computer reads no messages)."""
+    return [s for s in seats if s != sender and s.is_person]
+
+
 def readers(seats: list[Seat], sender: Seat, to_seat: Seat | None) -> list[Seat]:
     """The persons who read the message, the sender aside (not those who muted them)."""
     wanted = [to_seat] if to_seat is not None else [s for s in seats if s != sender]
@@ -167,6 +173,18 @@ def for_page(game: Game, seat: Seat | None) -> list[Message]:
     shown = list(found[:PAGE_MESSAGES])
     _attach(shown, _seats_of(game))
     return list(reversed(shown))
+
+
+def for_history(game: Game, seat: Seat | None, first: int, last: int | None) -> list[Message]:
+    """The messages the viewer reads of the phases `first` to `last` (None: to the newest),
+    oldest first, for the whole log (games.views.history): a player's as the game page
+    shows them, a spectator's once the game is over as the archive does, else none."""
+    rows = Message.objects.filter(game_id=game.pk, phase_number__gte=first)
+    if last is not None:
+        rows = rows.filter(phase_number__lte=last)
+    shown = list(rows.visible_to(seat, archive=seat is None and game.is_finished).order_by("pk"))
+    _attach(shown, _seats_of(game))
+    return shown
 
 
 def for_archive(game: Game) -> list[Message]:
@@ -268,7 +286,7 @@ def heading(message: Message, viewer: Seat | None) -> str:
     (the archive's viewer is None: never 'you')."""
 
     def named(seat: Seat) -> str:
-        return f"{seat.display_name} ({colour_word(seat.colour)})"
+        return labelled(seat.display_name, seat.colour, computer=seat.is_computer)
 
     mine = viewer is not None and message.sender_id == viewer.pk
     if message.to_seat is None:

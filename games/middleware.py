@@ -34,6 +34,7 @@ OPEN_TO_SCOPED = frozenset(
         "healthz",
         "rules",
         "how_to_win",
+        "favicon",
         "password_reset",
         "password_reset_done",
         "password_reset_confirm",

@@ -36,7 +36,7 @@ from engine.events import Event
 from engine.moves import EndAlliance, Submission
 from engine.notation import format_move
 from engine.position import COLOURS
-from engine.reasons import ReasonJson
+from engine.reasons import Reason, ReasonJson
 from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
 from games.models import Event as EventRow
@@ -82,10 +82,15 @@ PAUSED_FOR_REPAIR = gettext_lazy(
 class Refusal(IllegalMove, GameError):
     """The engine's refusal of a person's move (`IllegalMove`, its `reason` a code and
     values), told in the reader's language: its message is worded when it is read
-    (games.show.words.refusal_text), in the language active then."""
+    (games.show.words.refusal_text), in the language active then, to `mover`, the colour
+    of the player whose move it was (the one it is told to)."""
+
+    def __init__(self, reason: Reason, mover: str | None = None) -> None:
+        super().__init__(reason)
+        self.mover = mover
 
     def __str__(self) -> str:
-        return refusal_text(self)
+        return refusal_text(self, self.mover)
 
 
 class PhaseGone(GameError):
@@ -344,13 +349,18 @@ def submit_move(
     return Outcome(move, ready=ready)
 
 
-def _refused_in_words(check: Callable[..., T], *args: Any) -> T:
+def _refused_in_words(
+    check: Callable[[engine.GameState, str, Submission], T],
+    state: engine.GameState,
+    player: str,
+    move: Submission,
+) -> T:
     """The engine's `check` or `submit`, its `IllegalMove` raised as a `Refusal` (an
-    IllegalMove and a GameError, told in the reader's language)."""
+    IllegalMove and a GameError, told to `player` in their language)."""
     try:
-        return check(*args)
+        return check(state, player, move)
     except IllegalMove as exc:
-        raise Refusal(exc.reason) from None
+        raise Refusal(exc.reason, mover=player) from None
 
 
 def phase_problem(game: Game, phase_number: int) -> PhaseGone | None:

@@ -1,6 +1,8 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from games.mail import receiver
 from games.mail import views as mail
@@ -65,4 +67,10 @@ urlpatterns = [
     path("accounts/", include("django.contrib.auth.urls")),
     path("admin/", admin.site.urls),
     path("healthz", healthz, name="healthz"),
+    # Browsers ask for /favicon.ico where a page names no icon (a feed reader, a JSON tab).
+    path(
+        "favicon.ico",
+        RedirectView.as_view(url=static("games/favicon.svg"), permanent=False),
+        name="favicon",
+    ),
 ]

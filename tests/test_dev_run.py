@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 from pathlib import Path
 
@@ -13,7 +14,18 @@ import pytest
 from django.conf import settings
 
 import dev
-from dev import DEFAULT_ALLOWED_HOSTS, DEV_SECRETS, SECRETS_FILE, run_environment, run_secrets
+from dev import (
+    DEFAULT_ALLOWED_HOSTS,
+    DEV_SECRETS,
+    RUN_FILE,
+    RUN_SETTINGS,
+    SECRETS_FILE,
+    adopt_run_settings,
+    record_run,
+    recorded_run,
+    run_environment,
+    run_secrets,
+)
 from lowenherz_site.settings import refuse_unsafe_secrets
 
 HOST = "gamebox"  # the machine's hostname, as socket.gethostname() would say
@@ -165,3 +177,61 @@ class Ended:
 
     def poll(self) -> int:
         return 0
+
+
+# --- manage.py by hand acts on the site dev.py run serves (issue 24, item 1) ------------------
+
+
+def test_dev_run_records_what_it_serves_with_before_anything_runs(tmp_path, monkeypatch):
+    """`manage.py` by hand (the README's receive_email) finds what the site got: the
+    record is written before the first manage.py command (the demo's email links too)."""
+    environ = {k: v for k, v in os.environ.items() if k not in {*DEV_SECRETS, *RUN_SETTINGS}}
+    monkeypatch.setattr(os, "environ", {**environ, "LOWENHERZ_VAR": str(tmp_path)})
+    recorded: list[dict[str, str]] = []
+    monkeypatch.setattr(dev, "manage", lambda *args: recorded.append(recorded_run(tmp_path)))
+    monkeypatch.setattr(dev, "stop_on_sigterm", lambda: None)
+    monkeypatch.setattr(dev, "stop", lambda process: None)
+    monkeypatch.setattr(dev, "start", lambda *args: Ended())
+    monkeypatch.setattr(dev, "first_to_end", lambda *processes: processes[0])
+    with pytest.raises(SystemExit):
+        dev.cmd_run(["0.0.0.0:8123"])
+    own = json.loads((tmp_path / SECRETS_FILE).read_text())
+    expected = {
+        "DEBUG": "true",
+        "SITE_URL": f"http://{socket.gethostname()}:8123",
+        "ALLOWED_HOSTS": os.environ["ALLOWED_HOSTS"],
+        **own,
+    }
+    assert recorded and all(each == expected for each in recorded)
+    assert stat.S_IMODE((tmp_path / RUN_FILE).stat().st_mode) == 0o600
+
+
+def test_manage_py_by_hand_takes_the_recorded_settings_its_own_environment_lacks(tmp_path):
+    record_run({"DEBUG": "true", "SITE_URL": "http://10.0.0.5:9000", "PATH": "/bin"}, tmp_path)
+    environ = {"LOWENHERZ_VAR": str(tmp_path), "SITE_URL": "http://mine:1"}
+    adopt_run_settings(environ)
+    assert environ == {"LOWENHERZ_VAR": str(tmp_path), "SITE_URL": "http://mine:1", "DEBUG": "true"}
+
+
+def test_settings_chosen_elsewhere_take_nothing_from_the_record(tmp_path):
+    """A test run, a server or `dev.py test` names its settings module: not a person at
+    the checkout, so not the development run's settings."""
+    record_run({"DEBUG": "true"}, tmp_path)
+    environ = {"LOWENHERZ_VAR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "lowenherz_site.settings"}
+    adopt_run_settings(environ)
+    assert "DEBUG" not in environ
+
+
+@pytest.mark.parametrize("kept", ["{not json", "[1, 2]", '{"DEBUG": 1, "OTHER": "x"}'])
+def test_a_record_dev_py_did_not_write_is_not_read(tmp_path, kept):
+    (tmp_path / RUN_FILE).write_text(kept)
+    assert recorded_run(tmp_path) == {}
+    assert recorded_run(tmp_path / "nothing-here") == {}
+
+
+def test_the_record_is_made_anew_readable_by_its_owner_only(tmp_path):
+    (tmp_path / RUN_FILE).write_text('{"SITE_URL": "http://old:1"}')
+    (tmp_path / RUN_FILE).chmod(0o644)
+    record_run({"SECRET_KEY": "k" * 60}, tmp_path)
+    assert recorded_run(tmp_path) == {"SECRET_KEY": "k" * 60}
+    assert stat.S_IMODE((tmp_path / RUN_FILE).stat().st_mode) == 0o600

@@ -46,7 +46,7 @@ from games.show.view_text import (
     sealed_text,
     time_zone_of,
 )
-from games.show.words import Names, card_text, clean_text, name_of, names_list
+from games.show.words import Names, card_text, clean_text, labelled, name_of, names_list
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,7 @@ def results(
             "results", game, seat, phase_number, hold_until, summary("results", turn=game.turn)
         )
     shown = shown or present(game, seat)
-    v, names = shown.view, shown.names
+    v = shown.view
     assert v is not None, "a running game has a state"
     last = upto if upto is not None else phase_number or game.phase_number
     events = (
@@ -181,7 +181,7 @@ def results(
         "v": v,
         "events": events,
         "confirmations": [summary_line(c) for c in confirmations],
-        "scores": scores(v, names),
+        "scores": scores(v, shown.labels),
         "phase_sentence": shown.phase_sentence(),
         "deadline": deadline_text(game, seat.user),
     }
@@ -316,7 +316,7 @@ def game_over(
         "v": v,
         "events": events,
         "confirmations": [summary_line(c) for c in confirmations],
-        "scores": scores(v, names, ranked=True),
+        "scores": scores(v, shown.labels, ranked=True),
         "winners": [name_of(c, names) for c in v["winners"]],
         "won": seat.colour in v["winners"],
         "co_winners": [name_of(c, names) for c in v["winners"] if c != seat.colour],
@@ -356,7 +356,7 @@ def _invitation(game: Game, to: str, inviter: User, user: User | None) -> None:
     context = {
         **_game_context(game, user),
         "inviter": display_name(inviter),
-        "seats": [f"{s.display_name} ({colour_word(s.colour)})" for s in seats],
+        "seats": [labelled(s.display_name, s.colour, computer=s.is_computer) for s in seats],
         "free_seats": game.player_count - len(seats),
         "colours": [colour_word(c) for c in game.free_colours()],
         "join_url": absolute_url("invite", game.invite_token),
@@ -583,7 +583,7 @@ def render(kind: str, context: dict[str, Any]) -> tuple[str, str, str]:
     context = {
         "language": language,
         "reply_marker": reply_marker(language),
-        **talk_words(language),
+        **talk_words(language, context.get("talk_colour", "")),
         **context,
     }
     # Names and game names reach the Subject header: no control or bidi characters.
@@ -779,7 +779,17 @@ def _game_context(game: Game, user: User | None) -> dict[str, Any]:
         "name": display_name(user) if user else "",
         "site_url": settings.SITE_URL,
         "game_url": absolute_url("game", game.pk),
+        "talk_colour": _talk_colour(game, user),
     }
+
+
+def _talk_colour(game: Game, user: User | None) -> str:
+    """The colour the reader's example of a message to one player names: the first other
+    person at the table ("": the reader has nobody to write to, or no seat)."""
+    seats = list(game.seats.all())  # the caller's, with their people, where it read them
+    mine = next((s for s in seats if user is not None and s.user_id == user.pk), None)
+    others = chat.addressees(seats, mine) if mine is not None else []
+    return others[0].colour if others else ""
 
 
 def _ask_context(
@@ -806,7 +816,7 @@ def _ask_context(
         "card": v.get("card") or "",
         "card_text": card_text(v.get("card")),
         "hand": hand(v),
-        "scores": scores(v, names),
+        "scores": scores(v, shown.labels),
         "decisions": [f"{d.name}: {d.cards} ({d.actions})" for d in shown.decisions()],
         "sealed": sealed_text(v),
         "events": [line.text for line in shown.events(last=EVENTS_SHOWN)]

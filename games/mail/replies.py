@@ -205,23 +205,45 @@ _NOT_LETTERS = re.compile(r"[^a-z]+")
 _MARKER_WORDS = tuple(
     _NOT_LETTERS.sub("", marker.lower()) for marker in (REPLY_MARKER, *REPLY_MARKERS.values())
 )
-# The examples of templates/emails/_talk.txt in each language (docs/glossary.md 2.3): never
-# read as a player's message. Constants, like the markers, so that they cannot drift.
+# The examples of templates/emails/_talk.txt in each language (docs/glossary.md 2.3): a
+# message to everyone, and the words of one to a single player, whose colour is the
+# reader's to write to (`talk_words`). Never read as a player's message: constants, like
+# the markers, so that they cannot drift.
 TALK_EXAMPLES_IN = {
     "en": (
         "say Shall we leave the hills to each other?",
-        "to ochre: I will not enter your region this turn.",
+        "I will not enter your region this turn.",
     ),
     "de": (
         "nachricht Wollen wir uns die Gebirge gegenseitig lassen?",
-        "an ocker: Ich erweitere diese Runde nicht in dein Gebiet.",
+        "Ich erweitere diese Runde nicht in dein Gebiet.",
     ),
     "it": (
         "messaggio Ci lasciamo a vicenda le montagne?",
-        "a ocra: questo turno non entro nel tuo territorio.",
+        "questo turno non entro nel tuo territorio.",
     ),
 }
-TALK_EXAMPLES = tuple(line for lines in TALK_EXAMPLES_IN.values() for line in lines)
+
+
+def _to_one(short: str, colour: str) -> str:
+    """ "to ochre:" in the words of the language `short` ("de", "it"; English else)."""
+    to_word = command_words.talk_to_reader("to", short)
+    return f"{to_word} {command_words.talk_to_reader(colour, short)}:"
+
+
+def _talk_examples(short: str, colour: str) -> tuple[str, str]:
+    say, to_one = TALK_EXAMPLES_IN.get(short, TALK_EXAMPLES_IN["en"])
+    return say, f"{_to_one(short, colour)} {to_one}"
+
+
+TALK_EXAMPLES = tuple(
+    dict.fromkeys(
+        line
+        for short in TALK_EXAMPLES_IN
+        for colour in COLOURS
+        for line in _talk_examples(short, colour)
+    )
+)
 
 # Lines the site writes in those emails (templates/emails/, games.mail.compose,
 # games.show.textboard), in lower case, as the text body says them and as a client makes
@@ -304,17 +326,17 @@ def reply_marker(language: str) -> str:
     return REPLY_MARKERS.get(language.split("-")[0].lower(), REPLY_MARKER)
 
 
-def talk_words(language: str) -> dict[str, Any]:
-    """What templates/emails/_talk.* shows in this language: the words that start a message
-    and the two example lines."""
+def talk_words(language: str, to_colour: str) -> dict[str, Any]:
+    """What templates/emails/_talk.* shows in this language to a reader who may write to
+    the player of `to_colour` alone (games.chat.addressees; "": to nobody, and the emails
+    say nothing of talk): the words that start a message and the two example lines."""
     short = language.split("-")[0].lower()
-    to_word = command_words.talk_to_reader("to", short)
-    ochre = command_words.talk_to_reader("ochre", short)
     return {
+        "talk_to_colour": to_colour,
         "talk_say": command_words.talk_to_reader("say", short),
         "talk_to": {"de": "an <Farbe>:", "it": "a <colore>:"}.get(short, "to <colour>:"),
-        "talk_to_ochre": f"{to_word} {ochre}:",
-        "talk_examples": TALK_EXAMPLES_IN.get(short, TALK_EXAMPLES_IN["en"]),
+        "talk_to_one": _to_one(short, to_colour) if to_colour else "",
+        "talk_examples": _talk_examples(short, to_colour) if to_colour else (),
     }
 
 

@@ -10,10 +10,9 @@ placeholders (ngettext where it counts), never glued from fragments.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
-from django.utils import dateformat
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext, pgettext_lazy
@@ -30,6 +29,7 @@ from games.show.words import (
     ducats_text,
     edge,
     join_and,
+    moment_text,
     name_of,
     names_list,
 )
@@ -46,25 +46,30 @@ def _points(value: Any) -> str:
 # --- the sentences ------------------------------------------------------------------------
 
 
-def describe(event: Event, names: Names, viewer: str | None = None) -> str:
+def describe(
+    event: Event, names: Names, viewer: str | None = None, zone: tzinfo | None = None
+) -> str:
     """The event as one sentence. An event of a kind without a sentence, or without a
     field its sentence needs, is a bug where it was written: it raises, so that tests
     (tests/site/test_event_text.py enumerates every kind the code writes) say so.
 
     A private event (`to`: its one reader) says "You" only to `viewer`, its reader; any
-    other reader (the archive, once every secret is public) is told the player's name."""
+    other reader (the archive, once every secret is public) is told the player's name.
+    A time is told in the reader's time zone `zone` (None: the active one, the page's)."""
     kind = event.get("kind", "")
     sentence = SENTENCES.get(kind)
     if sentence is None:
         raise KeyError(f"no sentence for the event kind {kind!r}: add one to SENTENCES")
-    return sentence(event, _Who(names, event, viewer))
+    return sentence(event, _Who(names, event, viewer, zone))
 
 
 class _Who:
-    """The names of the players an event mentions."""
+    """The names of the players an event mentions, and the reader's time zone."""
 
-    def __init__(self, names: Names, event: Event, viewer: str | None = None) -> None:
-        self.names, self.event, self.viewer = names, event, viewer
+    def __init__(
+        self, names: Names, event: Event, viewer: str | None = None, zone: tzinfo | None = None
+    ) -> None:
+        self.names, self.event, self.viewer, self.zone = names, event, viewer, zone
 
     def __call__(self, key: str = "player") -> str:
         return name_of(self.event.get(key), self.names)
@@ -221,11 +226,15 @@ def _severed(e: Event, who: _Who) -> str:
 
 
 def _money(e: Event, who: _Who) -> str:
-    return ngettext(
-        "%(players)s takes %(action)s: %(each)s each.",
-        "%(players)s take %(action)s: %(each)s each.",
-        len(e["players"]),
-    ) % {"players": who.all(), "action": action_text(e["action"]), "each": ducats_text(e["each"])}
+    """RULES 3.3: one taker has the whole bag; several share it, each an equal part."""
+    words = {
+        "players": who.all(),
+        "action": action_text(e["action"]),
+        "each": ducats_text(e["each"]),
+    }
+    if len(e["players"]) == 1:
+        return _("%(players)s takes %(action)s.") % words
+    return _("%(players)s share %(action)s: %(each)s each.") % words
 
 
 def _negotiation(e: Event, who: _Who) -> str:
@@ -363,7 +372,7 @@ def _paused(e: Event, who: _Who) -> str:
 
 def _extended(e: Event, who: _Who) -> str:
     """By whom (the creator, or the absence of whom) and until when."""
-    until = _until(e.get("deadline"))
+    until = _until(e.get("deadline"), who.zone)
     if e["reason"] == "creator":
         words = {"player": who(), "hours": e["hours"], "until": until}
         if e.get("player") and until:
@@ -414,13 +423,12 @@ def _extended(e: Event, who: _Who) -> str:
     )
 
 
-def _until(deadline: Any) -> str:
-    """ "Wed 2 Jan 2030, 10:00 UTC": in UTC, named, since a log line is the same for
-    every reader (the page shows the deadline in each reader's own zone)."""
+def _until(deadline: Any, zone: tzinfo | None) -> str:
+    """ "Wed 2 Jan 2030, 11:00 CET (Europe/Berlin)": in the reader's zone, as the page
+    and the emails tell the deadline beside it."""
     if not deadline:
         return ""
-    moment = datetime.fromisoformat(str(deadline)).astimezone(UTC)
-    return _("%(moment)s UTC") % {"moment": dateformat.format(moment, "D j M Y, H:i")}
+    return moment_text(datetime.fromisoformat(str(deadline)), zone)
 
 
 def _duration(seconds: int) -> str:
@@ -438,21 +446,22 @@ def _duration(seconds: int) -> str:
     return join_and(parts)
 
 
-def reason_text(reason: Any) -> str:
-    """A stored refusal's reason in words, in the reader's language: a code and its values
-    (engine.reasons), or, in an event stored before reasons were codes, the English
-    sentence as it was written."""
+def reason_text(reason: Any, reader: str | None = None) -> str:
+    """A stored refusal's reason in words, in the reader's language (to `reader`, their
+    own colour as "you"): a code and its values (engine.reasons), or, in an event stored
+    before reasons were codes, the English sentence as it was written."""
     if isinstance(reason, dict):
-        return words.reason_text(str(reason["code"]), reason.get("values") or {})
+        return words.reason_text(str(reason["code"]), reason.get("values") or {}, reader)
     return str(reason)
 
 
 def _refused(e: Event, who: _Who) -> str:
-    words = {"move": e["move"], "reason": reason_text(e["reason"])}
     if who.to_reader():
+        words = {"move": e["move"], "reason": reason_text(e["reason"], who.viewer)}
         return _("Your submission '%(move)s' could not be applied: %(reason)s.") % words
     return _("%(player)s's submission '%(move)s' could not be applied: %(reason)s.") % {
-        **words,
+        "move": e["move"],
+        "reason": reason_text(e["reason"]),
         "player": who.addressee(),
     }
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
+from datetime import tzinfo
 from functools import cached_property
 from itertools import starmap
 from typing import Any
@@ -27,7 +28,8 @@ from engine.game import GameState
 from engine.view import View, view
 from games.models import Event, EventQuerySet, Game, PendingSubmission, Seat, readable_marks
 from games.show.event_text import describe
-from games.show.words import Names, action_text, choices_text, name_of, phase_text
+from games.show.view_text import time_zone_of
+from games.show.words import Names, action_text, choices_text, labelled, name_of, phase_text
 
 
 @dataclass(slots=True)  # (not frozen: that would cost ten times as much per row)
@@ -115,6 +117,22 @@ class Presentation:
         profiles to keep this to one query for a whole list)."""
         return {s.colour: s.display_name for s in self.game.seats.all()}
 
+    @cached_property
+    def zone(self) -> tzinfo | None:
+        """The time zone the viewer reads times in: a seat's person's own (an email has no
+        request to say it), else the active one (a page's: its reader's)."""
+        user = self.seat.user if self.seat is not None else None
+        return time_zone_of(user) if user is not None else None
+
+    @cached_property
+    def labels(self) -> Names:
+        """Colour → the name with its colour, "Alice (red)" (`words.labelled`), for score
+        lines and lists that name the colours."""
+        return {
+            s.colour: labelled(s.display_name, s.colour, computer=s.is_computer)
+            for s in self.game.seats.all()
+        }
+
     def name(self, colour: str | None) -> str:
         return name_of(colour, self.names)
 
@@ -186,7 +204,7 @@ class Presentation:
             phase_number=row.phase_number,
             kind=row.kind,
             data=row.data,
-            text=describe(words, self.names, reader),
+            text=describe(words, self.names, reader, self.zone),
             to_colour=row.to_colour,
         )
 
@@ -235,7 +253,8 @@ class Presentation:
     # --- sentences -----------------------------------------------------------------------
 
     def phase_sentence(self) -> str:
-        return phase_text(self.view["phase"], self.names) if self.view else ""
+        reader = None if self.everything else self.colour
+        return phase_text(self.view["phase"], self.names, reader) if self.view else ""
 
     def decisions(self) -> list[DecisionLine]:
         """This turn's revealed decisions, with the actions they chose."""

@@ -13,11 +13,12 @@ import zoneinfo
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.utils import dateformat, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from engine.board import FOREST
 from engine.notation import format_move
+from engine.rules import FOREST_FEE
 from engine.serialize import move_from_json
 from engine.view import Ask, PhaseView, View
 from games.models import Game
@@ -33,6 +34,7 @@ from games.show.words import (
     ducats_text,
     edge,
     join_and,
+    moment_text,
     name_of,
     offer_parts,
     phase_text,
@@ -63,10 +65,7 @@ def deadline_text(game: Game, user: User | None) -> str:
         return _("none while the game is paused")
     if game.deadline is None:
         return _("none")
-    zone = time_zone_of(user)
-    local = timezone.localtime(game.deadline, zone)
-    named = "" if local.tzname() == zone.key else f" ({zone.key})"  # not "UTC (UTC)"
-    return f"{dateformat.format(local, 'D j M Y, H:i T')}{named}"
+    return moment_text(game.deadline, time_zone_of(user))
 
 
 def phase_name(phase: PhaseView) -> str:
@@ -94,16 +93,16 @@ def hand(v: View) -> dict[str, Any]:
     }
 
 
-def scores(v: View, names: Names, ranked: bool = False) -> list[str]:
-    """Each player's power, and what else the view shows of them."""
+def scores(v: View, labels: Names, ranked: bool = False) -> list[str]:
+    """Each player's power, and what else the view shows of them; `labels`: each colour's
+    name with the colour (`Presentation.labels`)."""
     players = list(v["players"].items())
     if ranked:
         players.sort(key=lambda item: -item[1]["power"])
     lines = []
     for colour, data in players:
         words = {
-            "name": name_of(colour, names),
-            "colour": colour_word(colour),
+            "player": labels.get(colour) or colour_word(colour),
             "power": data["power"],
             "ducats": ducats_text(data["ducats"]) if "ducats" in data else "",
             "cards": ngettext(
@@ -113,13 +112,13 @@ def scores(v: View, names: Names, ranked: bool = False) -> list[str]:
         }
         mine = colour == v["viewer"]
         if mine and "ducats" in data:
-            line = _("%(name)s (%(colour)s) (you): power %(power)s, %(ducats)s, %(cards)s")
+            line = _("%(player)s (you): power %(power)s, %(ducats)s, %(cards)s")
         elif mine:
-            line = _("%(name)s (%(colour)s) (you): power %(power)s, %(cards)s")
+            line = _("%(player)s (you): power %(power)s, %(cards)s")
         elif "ducats" in data:
-            line = _("%(name)s (%(colour)s): power %(power)s, %(ducats)s, %(cards)s")
+            line = _("%(player)s: power %(power)s, %(ducats)s, %(cards)s")
         else:
-            line = _("%(name)s (%(colour)s): power %(power)s, %(cards)s")
+            line = _("%(player)s: power %(power)s, %(cards)s")
         lines.append(line % words)
     return lines
 
@@ -185,7 +184,7 @@ def asked(v: View, names: Names) -> list[str]:
         if cards:
             return [_("Take one card from politics pile %(pile)s: %(cards)s.") % pile]
         return [_("Take one card from politics pile %(pile)s: it is empty.") % pile]
-    return [phase_text(v["phase"], names)]
+    return [phase_text(v["phase"], names, v["viewer"])]
 
 
 def _asked_decision(v: View, ask: Ask) -> list[str]:
@@ -289,10 +288,7 @@ def _examples(v: View) -> list[str]:
     if kind == "decision":
         return ["decide 2" if ask["cards"] == 1 else "decide 1, 3"]
     if kind == "negotiation":
-        offer = ask.get("offer")
-        if offer and offer[0] != v["viewer"]:
-            return ["accept", f"offer {offer_parts(offer)[1] + 1}", "break off"]
-        return [f"offer {min(3, ask['max_offer'])}", "break off"]
+        return _negotiation_examples(v, ask)
     if kind == "duel":
         treasure = ask.get("treasure") or []
         return [
@@ -300,10 +296,20 @@ def _examples(v: View) -> list[str]:
             *([f"bid 0 treasure {treasure[0]}"] if treasure else []),
         ]
     if kind == "perform":
-        return _perform_examples(ask)
+        return _perform_examples(v, ask)
     if kind == "crown" and v.get("pile_cards"):
         return [f"take {v['pile_cards'][0]}"]
     return []
+
+
+def _negotiation_examples(v: View, ask: Ask) -> list[str]:
+    """RULES 4.1: an offer is of ducats the reader has (`max_offer`); a counter-offer
+    that outbids the other's is shown only when the reader has the ducats for it."""
+    most, offer = ask["max_offer"], ask.get("offer")
+    if offer and offer[0] != v["viewer"]:
+        more = offer_parts(offer)[1] + 1
+        return ["accept", *([f"offer {more}"] if more <= most else []), "break off"]
+    return [f"offer {min(3, most)}", "break off"]
 
 
 def _placement_examples(ask: Ask) -> list[str]:
@@ -317,16 +323,29 @@ def _placement_examples(ask: Ask) -> list[str]:
     return []
 
 
-def _perform_examples(ask: Ask) -> list[str]:
+def _perform_examples(v: View, ask: Ask) -> list[str]:
     if "walls" in ask:
         edges = [edge(pair) for pair in ask["edges"]]
         return ["walls " + " ".join(edges[: ask["walls"]]), "pass"] if edges else ["pass"]
     if "swords" in ask:
-        found = [f"knight {cell(ask['knights'][0])}"] if ask.get("knights") else []
+        knight = _example_knight(v, ask)
+        found = [f"knight {cell(knight)}"] if knight else []
         if ask.get("expansions"):
             found.append(f"expand {cell(ask['expansions'][0])}")
         return [*found, "pass"]
     return ["pile 1", "pile 2"]
+
+
+def _example_knight(v: View, ask: Ask) -> list[int] | None:
+    """A knight cell whose fee `knight CELL` pays as written, in ducats (RULES 5.2): one
+    with no fee, else a forest if the reader has the engine's fee (the ask's cells may
+    need a Treasure card, which the example does not name)."""
+    cells = ask.get("knights") or []
+    free = next((c for c in cells if v["board"][c[1]][c[0]] != FOREST), None)
+    if free is not None:
+        return free
+    ducats = v["players"][v["viewer"] or ""].get("ducats", 0)
+    return cells[0] if cells and ducats >= FOREST_FEE else None
 
 
 def cells(values: list[list[int]]) -> str:

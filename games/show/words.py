@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, tzinfo
 from typing import Any
 
+from django.utils import dateformat, timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext, pgettext_lazy
 
 from engine.errors import IllegalMove, NotationError
 from engine.notation import format_cell, format_edge
@@ -151,6 +153,23 @@ def name_of(colour: str | None, names: Names) -> str:
     return names.get(colour) or colour_name(colour)
 
 
+def moment_text(moment: datetime, zone: tzinfo | None = None) -> str:
+    """A moment in the reader's time zone (`zone`, else the active one: the page's
+    reader's), named: "Tue 4 Mar 2025, 14:00 CET (Europe/Berlin)"; "..., 14:00 UTC"."""
+    local = timezone.localtime(moment, zone)
+    key = getattr(local.tzinfo, "key", "")
+    named = f" ({key})" if key and local.tzname() != key else ""  # not "UTC (UTC)"
+    return f"{dateformat.format(local, 'D j M Y, H:i T')}{named}"
+
+
+def labelled(name: str, colour: str, *, computer: bool) -> str:
+    """A player's name with their colour, as lists, score lines and message headings show
+    it: "Alice (red)". A computer's name says its colour already ("Computer (lilac)")."""
+    if computer:
+        return name
+    return _("%(name)s (%(colour)s)") % {"name": name, "colour": colour_word(colour)}
+
+
 def join_and(items: Sequence[str]) -> str:
     """ "C3", "C3 and F7", "C3, F7 and J2"."""
     if len(items) <= 1:
@@ -215,19 +234,70 @@ LISTED_WORDS = frozenset({"commands", "names"})
 # A command, or a move as the engine read it (in English, after `to_english`): shown to the
 # reader in their own words, as they may have written it.
 MOVE_VALUES = frozenset({"command", "move"})
+# The refusals whose {colour} may be their reader's own, as told to that reader: "you
+# choose 2 decision cards this turn", never "red chooses ..." to red. The engine's own
+# sentence (engine.reasons) to anyone else, and for every other refusal.
+TO_READER: dict[str, str] = {
+    "castle_too_close": gettext_noop(
+        "{cell} is too close to your castle at {castle}: your castles need {between} cells "
+        "between them"
+    ),
+    "no_treasure_card": gettext_noop("you hold no Treasure card worth {value}"),
+    "too_few_ducats": gettext_noop("you have {ducats} ducats, {needed} are needed"),
+    "wall_region_limit": gettext_noop("you own {regions} regions and may place no more walls"),
+    "wall_separates_knights": gettext_noop(
+        "a wall may not separate your knight at {one} from your knight at {other}"
+    ),
+    "wall_separates_knight_and_castle": gettext_noop(
+        "a wall may not separate your knight at {one} from your castle at {other}"
+    ),
+    "no_knight_in_supply": gettext_noop("you have no knight left in supply"),
+    "knight_not_linked": gettext_noop(
+        "{cell} is not next to one of your knights or castles without a wall between them"
+    ),
+    "no_own_region_at": gettext_noop("you have no region with its castle at {castle}"),
+    "borders_no_region": gettext_noop("{cell} does not border any of your regions"),
+    "borders_several_regions": gettext_noop(
+        "{cell} borders several of your regions (castles {castles}): say which, e.g. "
+        "'from {castle}'"
+    ),
+    "own_other_region": gettext_noop("{cell} is in another of your regions"),
+    "region_is_own": gettext_noop("the region at {castle} is your own"),
+    "not_a_party": gettext_noop("you are not a party to the alliance of {own} and {other}"),
+    "knight_is_own": gettext_noop("the knight at {cell} is your own"),
+    "region_borders_none": gettext_noop(
+        "the {owner} region at {castle} borders none of your regions"
+    ),
+    "renegade_not_bordering": gettext_noop(
+        "{cell} is not in one of your regions bordering the {owner} region at {castle}"
+    ),
+    "promised_elsewhere": gettext_noop(
+        "you have promised {promised} of your {ducats} ducats in an offer or bid, too many "
+        "to pay for ending the alliance now"
+    ),
+    "not_a_player": gettext_noop("you do not play in this game"),
+    "waiting_for_others": gettext_noop("the game is waiting for {waiting}, not for you"),
+    "one_decision_card": gettext_noop("you choose {count} decision card this turn"),
+    "decision_cards": gettext_noop("you choose {count} decision cards this turn"),
+    "alliance_cards_in_hand": gettext_noop("Alliance cards in your hand: {count}"),
+    "renegade_cards_in_hand": gettext_noop("Renegade cards in your hand: {count}"),
+}
 
 
-def reason_text(code: str, values: Mapping[str, Any]) -> str:
+def reason_text(code: str, values: Mapping[str, Any], reader: str | None = None) -> str:
     """An engine refusal (engine.reasons: a code and its values) in the reader's language:
-    its English sentence translated, with its values in words (colours, cards, lists)."""
-    return _(REASON_SENTENCES[code]).format(
-        **{key: _reason_value(key, value) for key, value in values.items()}
-    )
+    its English sentence translated, with its values in words (colours, cards, lists);
+    to `reader`, the colour of the player who reads it, their own colour is "you"."""
+    sentence = REASON_SENTENCES[code]
+    if reader is not None and values.get("colour") == reader and code in TO_READER:
+        sentence = TO_READER[code]
+    return _(sentence).format(**{key: _reason_value(key, value) for key, value in values.items()})
 
 
-def refusal_text(error: IllegalMove | NotationError) -> str:
-    """Why the engine refused a move, or could not read it, in the reader's language."""
-    return reason_text(error.reason.code, error.reason.values)
+def refusal_text(error: IllegalMove | NotationError, reader: str | None = None) -> str:
+    """Why the engine refused a move, or could not read it, in the reader's language; to
+    `reader`, the colour of the player who made it, as "you" (`TO_READER`)."""
+    return reason_text(error.reason.code, error.reason.values, reader)
 
 
 def _reason_value(key: str, value: Any) -> Any:
@@ -277,8 +347,64 @@ def sentence(reason: object) -> str:
 # --- the phase, for the page's heading ---------------------------------------------------------
 
 
-def phase_text(phase: PhaseView, names: Names) -> str:
-    """What the game waits for now, as the view's `phase` says: one short sentence."""
+def phase_text(phase: PhaseView, names: Names, viewer: str | None = None) -> str:
+    """What the game waits for now, as the view's `phase` says: one short sentence; to
+    `viewer`, the colour of the player who reads it, their own part as "you"."""
+    waiting = list(phase.get("waiting") or ())
+    if viewer is not None and viewer in waiting and len(waiting) == 1:
+        mine = _phase_text_to_reader(phase, names, viewer)
+        if mine:
+            return mine
+    contest = phase.get("kind") in ("negotiation", "duel")
+    if contest and viewer is not None and viewer in (phase.get("contenders") or ()):
+        return _contest_to_reader(phase, names, viewer)
+    return _phase_text(phase, names)
+
+
+def _phase_text_to_reader(phase: PhaseView, names: Names, viewer: str) -> str:
+    """The phase that waits for the reader alone, told to them ("" if not one of those)."""
+    kind, action = phase.get("kind"), action_text(phase.get("action") or "")
+    if kind == "placement":
+        colour = str(phase.get("colour"))
+        words = {"colour": colour_word(colour)}
+        if colour[:1].lower() in tuple("aeiou"):
+            return _("You place an %(colour)s castle and knight.") % words
+        return _("You place a %(colour)s castle and knight.") % words
+    if kind == "perform":
+        return _("You perform %(action)s.") % {"action": action}
+    if kind == "crown":
+        return _("You take a card from politics pile %(pile)s.") % {"pile": phase.get("pile")}
+    return ""
+
+
+def _contest_to_reader(phase: PhaseView, names: Names, viewer: str) -> str:
+    """A negotiation or duel the reader is in, told to them."""
+    action = action_text(phase.get("action") or "")
+    others = names_list([c for c in phase.get("contenders") or () if c != viewer], names)
+    words = {"others": others, "action": action}
+    if phase.get("kind") == "duel":
+        if (phase.get("round") or 1) > 1:
+            return _("You and %(others)s bid again (after a tie) for %(action)s.") % words
+        return _("You and %(others)s bid for %(action)s.") % words
+    offer = phase.get("offer")
+    if not offer:
+        return _("You and %(others)s negotiate over %(action)s.") % words
+    offerer, ducats = offer_parts(offer)
+    if offerer == viewer:
+        return ngettext(
+            "You and %(others)s negotiate over %(action)s. You offer %(ducats)d ducat.",
+            "You and %(others)s negotiate over %(action)s. You offer %(ducats)d ducats.",
+            ducats,
+        ) % {**words, "ducats": ducats}
+    return ngettext(
+        "You and %(others)s negotiate over %(action)s. %(offerer)s offers you %(ducats)d ducat.",
+        "You and %(others)s negotiate over %(action)s. %(offerer)s offers you %(ducats)d ducats.",
+        ducats,
+    ) % {**words, "ducats": ducats, "offerer": name_of(offerer, names)}
+
+
+def _phase_text(phase: PhaseView, names: Names) -> str:
+    """The phase in the third person, as anyone reads it."""
     kind, action = phase.get("kind"), action_text(phase.get("action") or "")
     waiting = names_list(phase.get("waiting") or (), names)
     contenders = names_list(phase.get("contenders") or (), names)

@@ -25,6 +25,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 
+from games import chat
 from games.models import Game, Seat
 from games.show.board_svg import render_board
 from games.show.presenter import Presentation, present
@@ -58,6 +59,8 @@ def _log_page(request: HttpRequest, game: Game, seat: Seat | None) -> HttpRespon
     paginator = Paginator(shown.visible_events(), EVENTS_PER_PAGE)
     last = paginator.num_pages
     page = paginator.page(within(request.GET.get("page"), 1, last, default=last))
+    runs = _by_phase(shown, page, game_steps(game))
+    _add_talk(shown, page, runs)
     return render(
         request,
         "games/history.html",
@@ -67,9 +70,57 @@ def _log_page(request: HttpRequest, game: Game, seat: Seat | None) -> HttpRespon
             "mode": "log",
             "page": page,
             "page_links": _page_links(game.pk, page),
-            "phases": _by_phase(shown, page, game_steps(game)),
+            "phases": runs,
         },
     )
+
+
+def _add_talk(shown: Presentation, page: Page, runs: list[dict[str, Any]]) -> None:
+    """The table talk the viewer reads, each message after the events of the phase it was
+    written in (those that led to that phase: a message of phase P comes after the events
+    of phase P, before those of P + 1). A page shows the messages of the phases from its
+    first event's (from the start, on the first page) to the next page's first, whose
+    messages are that page's: a phase cut by a page shows its talk once, where it ends."""
+    first = runs[0]["phase_number"] if runs and page.number > 1 else 0
+    following = None
+    if page.has_next():
+        after = shown.visible_events().filter(index__gt=runs[-1]["lines"][-1].index)
+        following = after.values_list("phase_number", flat=True).first()
+    upto = None if following is None else following - 1
+    for message in chat.for_history(shown.game, shown.seat, first, upto):
+        _run_of(runs, message.phase_number, message.turn)["talk"].append(
+            {
+                "heading": chat.heading(message, shown.seat),
+                "turn": message.turn,
+                "text": message.text,
+                "when": message.created_at,
+                "colour": message.sender.colour,
+                "private": message.to_seat_id is not None,
+            }
+        )
+
+
+def _run_of(runs: list[dict[str, Any]], phase_number: int, turn: int) -> dict[str, Any]:
+    """The run of the latest phase at or before `phase_number`; one of its own (talk
+    alone) when the page holds none."""
+    earlier = [run for run in runs if run["phase_number"] <= phase_number]
+    if earlier:
+        return earlier[-1]
+    run = _run(phase_number, turn, None, "")
+    runs.insert(0, run)
+    return run
+
+
+def _run(phase_number: int, turn: int, at: int | None, url: str) -> dict[str, Any]:
+    return {
+        "phase_number": phase_number,
+        "turn": turn,
+        "lines": [],
+        "talk": [],
+        "step": at,
+        "kind": "",
+        "url": url,
+    }
 
 
 def _by_phase(shown: Presentation, page: Page, steps: list[Step]) -> list[dict[str, Any]]:
@@ -81,16 +132,11 @@ def _by_phase(shown: Presentation, page: Page, steps: list[Step]) -> list[dict[s
         line = shown.line(event)
         if not runs or runs[-1]["phase_number"] != line.phase_number:
             at = index.get(line.phase_number)
-            runs.append(
-                {
-                    "phase_number": line.phase_number,
-                    "turn": line.turn,
-                    "lines": [],
-                    "step": at,
-                    "kind": PHASE_NAMES.get(steps[at].phase_kind, "") if at is not None else "",
-                    "url": f"{url}?step={at}" if at is not None else "",
-                }
+            run = _run(
+                line.phase_number, line.turn, at, f"{url}?step={at}" if at is not None else ""
             )
+            run["kind"] = PHASE_NAMES.get(steps[at].phase_kind, "") if at is not None else ""
+            runs.append(run)
         runs[-1]["lines"].append(line)
     return runs
 

@@ -99,6 +99,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "v": v,
         "names": shown.names,
         "seats": list(game.seats.all()),
+        "free_seats": max(game.player_count - len(game.seats.all()), 0),
         "invite_url": "",
         "live_version": version,
     }
@@ -314,7 +315,11 @@ def submit(request: HttpRequest, game_id: int) -> HttpResponse:
     except services.PhaseGone as gone:  # the page it redirects to has the new phase's forms
         messages.error(request, str(gone))
     except (NotationError, IllegalMove, services.GameError, _FormProblem) as error:
-        reason = refusal_text(error) if isinstance(error, NotationError | IllegalMove) else error
+        reason = (
+            refusal_text(error, seat.colour)
+            if isinstance(error, NotationError | IllegalMove)
+            else error
+        )
         messages.error(request, gettext("Not accepted: %(reason)s") % {"reason": reason})
         _keep_input(request, game)
     else:

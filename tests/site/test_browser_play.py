@@ -621,7 +621,7 @@ def test_three_people_sign_up_and_play_turns_through_the_ui(
     cyd.colour = "lilac"
     assert cyd.page.url.endswith(f"/games/{game}/")
     assert cyd.page.locator("#my-seat").inner_text() == "You play Lilac."
-    assert "places a" in cyd.page.locator("#phase-text").inner_text()  # started: placement
+    assert "castle and knight" in cyd.page.locator("#phase-text").inner_text()  # placement
     people = {p.colour: p for p in (ada, ben, cyd)}
     assert tuple(people) == PLAYERS and ada.colour == FOUNDER
 

@@ -14,7 +14,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
@@ -405,13 +406,16 @@ def test_the_creator_extends_the_deadline(client, game, alice):
 def test_every_player_reads_who_extended_the_deadline_and_until_when(game, alice):
     deadline = deadlines.extend_deadline(game.pk, alice, 5).deadline
     assert deadline is not None
-    until = deadline.astimezone(UTC)
-    sentence = (
-        f"Alice, the game's creator, extends the deadline by 5 hours, until "
-        f"{until:%a} {until.day} {until:%b %Y, %H:%M} UTC."
-    )
     game = fresh(game)
     for viewer in [*Seat.objects.filter(game=game), None]:  # every player, and spectators
+        # In the reader's own zone (a spectator's: the page's, UTC here), as the deadline.
+        zone = ZoneInfo(viewer.user.profile.time_zone if viewer else "UTC")
+        until = deadline.astimezone(zone)
+        named = "" if zone.key == "UTC" else f" ({zone.key})"
+        sentence = (
+            f"Alice, the game's creator, extends the deadline by 5 hours, until "
+            f"{until:%a} {until.day} {until:%b %Y, %H:%M} {until.tzname()}{named}."
+        )
         texts = [line.text for line in present(game, viewer).events()]
         assert sentence in texts, (viewer, texts[-3:])
 

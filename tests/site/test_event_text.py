@@ -106,7 +106,7 @@ SAMPLES = {
     ),
     "money": (
         {"kind": "money", "action": "M5", "players": ["red", "ochre"], "each": 2},
-        "Alice and Bob take 5 ducats: 2 ducats each.",
+        "Alice and Bob share 5 ducats: 2 ducats each.",
     ),
     "negotiation": (
         {"kind": "negotiation", "action": "S2", "players": ["red", "lilac"]},

@@ -47,6 +47,7 @@ from games.play_forms import (
     WallsForm,
     asked_kinds,
 )
+from games.show.words import refusal_text
 
 
 @pytest.fixture(autouse=True)
@@ -295,7 +296,8 @@ def test_the_wrong_number_of_decision_cards_is_refused(client, game, alice):
     with pytest.raises(IllegalMove) as refusal:
         engine_submit(state_of(game), "red", parse_move(wrong))
     text = post(client, alice, game, {"move": wrong})
-    assert html.escape(str(refusal.value)) in text
+    told = refusal_text(refusal.value, "red")  # to red: "you choose ..." (issue 24)
+    assert told.startswith("you choose") and html.escape(told) in text
     assert PendingSubmission.objects.count() == 0
 
 

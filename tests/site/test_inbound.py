@@ -203,9 +203,8 @@ def test_an_illegal_move_is_refused_with_the_engines_sentence_and_changes_nothin
     assert result.verdict == Verdict.REFUSED
     [(seat, accepted, commands, message)] = outbox.move_replies
     assert (seat.colour, accepted, commands) == (starter.colour, False, ["decide 2"])
-    assert (
-        f"Not accepted: 'decide 2': {starter.colour} chooses 2 decision cards this turn." in message
-    )
+    # Told to the starter, whose colour it is: "you choose", not "red chooses" (issue 24).
+    assert "Not accepted: 'decide 2': you choose 2 decision cards this turn." in message
     assert snapshot(game) == before and not is_used(address)
 
 

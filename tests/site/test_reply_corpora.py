@@ -40,6 +40,7 @@ CORPORA = Path(__file__).parent / "mail_samples" / "corpora"
 STYLES: list[dict[str, Any]] = json.loads((CORPORA / "quote_styles.json").read_text("utf-8"))
 SITE = "https://games.example.org"
 NAMES = {"red": "Alice", "ochre": "Bob", "lilac": "Charlie"}
+LABELS = {"red": "Alice (red)", "ochre": "Bob (ochre)", "lilac": "Charlie (lilac)"}
 PROSE = ("Thanks, good game.", "Alice")  # what the player writes below the command
 VARIANTS = ("sent", "no marker", "wrapped", "html")
 
@@ -85,6 +86,7 @@ def _context(v: View | None = None) -> dict[str, Any]:
         "game_url": f"{SITE}/games/1/",
         "prefs_url": f"{SITE}/mail/preferences/",
         "unsubscribe_url": f"{SITE}/mail/unsubscribe/abc/",
+        "talk_colour": "ochre",  # Bob's, whom Alice may write to
         "deadline": "Tue 4 Mar 2025, 14:00 CET (Europe/Berlin)",
         "events": [
             "Bob bid 3 ducats and won the duel for 2 walls.",
@@ -104,7 +106,7 @@ def _context(v: View | None = None) -> dict[str, Any]:
         "card": v.get("card") or "",
         "card_text": card_text(v.get("card")),
         "hand": view_text.hand(v),
-        "scores": view_text.scores(v, NAMES),
+        "scores": view_text.scores(v, LABELS),
         "decisions": [],
         "sealed": "",
         "magic_url": f"{SITE}/m/abc/",
@@ -156,7 +158,7 @@ def our_emails() -> tuple[Sent, ...]:
             "results",
             "decide 2, 3",
             *_rendered(
-                "results", {**_context(decision), "scores": view_text.scores(decision, NAMES)}
+                "results", {**_context(decision), "scores": view_text.scores(decision, LABELS)}
             ),
         )
     )

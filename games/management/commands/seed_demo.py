@@ -28,7 +28,10 @@ PASSWORD = "lionheart-demo"
 DISPLAY_NAME = "Demo Player"
 IN_PROGRESS = "Demo: against the computers"
 FINISHED = "Demo: a finished game"
-INTERESTING_TURN = 4  # the game in progress stops at the demo's decision of this turn
+# The game in progress stops at the demo's decision of this turn or a later one, where the
+# demo is the start player and ticks two cards: the README's `decide 1, 3` (RULES 3.2).
+INTERESTING_TURN = 4
+DEMO_CARDS = 2
 MAX_STEPS = 5000  # a whole game takes a few hundred; more means something is stuck
 
 
@@ -128,6 +131,7 @@ def waits_for_demo_decision(game: Game, seat: Seat) -> bool:
         game.turn >= INTERESTING_TURN
         and game.phase_kind == "decision"
         and seat.colour in game.waiting
+        and game.engine_state.cards_to_choose(seat.colour) == DEMO_CARDS
     )
 
 
