@@ -18,8 +18,8 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max, OuterRef, Q, Subquery
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from engine.game import GameState
 from engine.position import COLOURS
@@ -417,10 +417,11 @@ def seat_name(
     plain columns too, for a list that reads rows, not models (games.views.lobby).
     `username` None: the seat's person has left the site; `profile_name` None: they
     have no profile."""
+    word = COLOUR_WORDS.get(colour, colour)
     if computer:
-        return f"Computer ({colour})"
+        return gettext("Computer (%(colour)s)") % {"colour": word}
     if username is None:
-        return f"(left the game, {colour})"
+        return gettext("(left the game, %(colour)s)") % {"colour": word}
     return profile_name if profile_name is not None else username
 
 
