@@ -462,6 +462,10 @@ EMAIL_RESULTS_HOLD_SECONDS = env_int("EMAIL_RESULTS_HOLD_SECONDS", 6 * 3600)
 # A message of the table waits for the reader's next email of the game at most this long
 # (games.mail.notify.message_posted); a person may choose each message at once instead.
 EMAIL_MESSAGES_HOLD_SECONDS = env_int("EMAIL_MESSAGES_HOLD_SECONDS", 3600)
+# A person who has the game's page open and visible when a phase needs them is told by
+# the page: the "waits for you" email (and push) waits this long, and goes only if they
+# have not looked at the game since the phase began (games.watching, games.mail.notify).
+EMAIL_WATCHING_SECONDS = env_int("EMAIL_WATCHING_SECONDS", 300)
 ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
 
 # Celery beat: the sweeper (recovery, deadlines, reminders, outbox retries) every

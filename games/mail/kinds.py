@@ -58,7 +58,12 @@ KINDS: dict[str, Kind] = {
     "messages": Kind(threaded=True, digest=True, mute_link=True, carries_talk=True),
     # Told in the next email of the game, or by "messages" once due.
     "message_owed": Kind(threaded=True, mute_link=True, owed_news=True, template=""),
-    "deadline_extended": Kind(threaded=True, digest=True, mute_link=True),
+    # The ask of a person watching the game's page (games.watching): sent as "your_turn"
+    # once due, unless they looked at the game since or moved (notify._flush).
+    "your_turn_owed": Kind(threaded=True, mute_link=True, owed_news=True, template=""),
+    # Held (owed news) for the next email of the game, or sent alone once due; rendered
+    # only for a digest reader, or when it goes alone (compose.deadline_extended).
+    "deadline_extended": Kind(threaded=True, digest=True, mute_link=True, owed_news=True),
     # Answers to a person's email.
     "move_accepted": Kind(threaded=True, transactional=True),
     "move_refused": Kind(threaded=True, transactional=True),

@@ -366,8 +366,9 @@ def held_of(user_ids: list[int | None], game: Game) -> dict[int | None, list[Out
     return found
 
 
-def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
-    """Held emails told in `into` (None: in nothing, as the person no longer wants them)."""
+def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None, note: str = "") -> None:
+    """Held emails told in `into` (None: in nothing, as the person no longer wants them,
+    or `note` says why)."""
     told = [e.pk for e in emails if into is None or e.pk != into.pk]
     if not told:
         return  # (most asks fold nothing: not even a query to build)
@@ -375,7 +376,7 @@ def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
     if into is not None and into._state.adding and batch is not None:
         batch.then.append(lambda: fold(emails, into))  # once `into` has its row
         return
-    note = f"told in email {into.pk}" if into else "not sent: no longer wanted"
+    note = f"told in email {into.pk}" if into else note or "not sent: no longer wanted"
     OutgoingEmail.objects.filter(id__in=told, status=Status.COALESCING).update(
         status=Status.FOLDED, last_error=note
     )

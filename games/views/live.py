@@ -11,7 +11,9 @@ comes from anywhere but `games.show.presenter.present`.
   lobby's version (the page of my games it shows, `&page=`, and of open games, `&open=`).
 - `/games/<id>/live/`: the count and the game page's version, for the viewer; an
   invite-only game they may not see is a 404, as its page is. A session a magic link
-  opened polls its game here too, without the count (games.middleware).
+  opened polls its game here too, without the count (games.middleware). A visible page
+  says so (`?visible=1`): a seated person's look is recorded in the cache
+  (games.watching), and the "waits for you" email waits for them to miss a phase.
 
 A version is an opaque digest (games.views.lists): it says that something changed,
 never what. The page was drawn with the version of its moment (`data-live-version`).
@@ -26,6 +28,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseNotModified, Json
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from games import watching
 from games.context_processors import your_move_count
 from games.middleware import scope_of
 from games.models import IN_PERSON, Event, Game, Message, PendingSubmission, Seat
@@ -47,7 +50,10 @@ def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
     then the game with what it shows); 404 as the page if they may not see the game.
     The newest event and message are those the seat reads by the one rule of each
     (`visible_to`): what the reader may not see, or muted, changes nothing."""
-    seat = viewer_seat(request, game_id)
+    return _version_for(request, game_id, viewer_seat(request, game_id))
+
+
+def _version_for(request: HttpRequest, game_id: int, seat: Seat | None) -> dict[str, Any]:
     seats = Seat.objects.filter(game=OuterRef("pk"))
     this_phase = PendingSubmission.objects.filter(
         game=OuterRef("pk"), phase_number=OuterRef("phase_number")
@@ -93,7 +99,13 @@ def live(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_safe
 def game_live(request: HttpRequest, game_id: int) -> HttpResponse:
-    body: dict[str, Any] = {"game": game_version(request, game_id)}
+    """`?visible=1`: the page is open and visible (live.js): a seated person's look is
+    recorded (games.watching: a cache write, no query), so that the page, not an email,
+    tells them of a phase that needs them."""
+    seat = viewer_seat(request, game_id)
+    body: dict[str, Any] = {"game": _version_for(request, game_id, seat)}
+    if seat is not None and request.GET.get("visible") == "1":
+        watching.saw(game_id, seat.user_id)
     if scope_of(request) is None:  # a magic link's session sees no count of other games
         body["your_move"] = your_move_count(request.user)
     return answer(request, body)
