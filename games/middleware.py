@@ -32,6 +32,7 @@ OPEN_TO_SCOPED = frozenset(
         "set_language",
         "unsubscribe",
         "healthz",
+        "service_worker",
         "password_reset",
         "password_reset_done",
         "password_reset_confirm",

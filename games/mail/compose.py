@@ -21,6 +21,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.dispatch import receiver
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import dateformat, timezone, translation
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
@@ -30,9 +31,18 @@ from engine.game import is_simultaneous
 from engine.view import View
 from games import chat, deadlines, limits, services, signals
 from games.links import absolute_url
-from games.mail import kinds, outbox, tokens
+from games.mail import kinds, outbox, push, tokens
 from games.mail.replies import SIGNATURE, reply_marker, talk_words, without_marker
-from games.models import PERSON, Event, Game, MessageEmails, OutgoingEmail, Seat, language_of
+from games.models import (
+    PERSON,
+    Event,
+    Game,
+    MessageEmails,
+    OutgoingEmail,
+    PushChoice,
+    Seat,
+    language_of,
+)
 from games.show.presenter import EventLine, Presentation, present
 from games.show.textboard import board_text
 from games.show.view_text import (
@@ -126,6 +136,10 @@ def your_turn(
     `newest_message`: the game's newest message id, if the caller knows it
     (`chat.unread_by_email`); `links`: the reply address and magic link, if the caller
     made them (for every player asked at once)."""
+    by_push = push.wanted(seat.user)
+    pushed = _push_ask(game, seat, shown, by_push)
+    if pushed is not None and by_push == PushChoice.INSTEAD:
+        return pushed  # what the email would tell is the page's (it rides in the push)
     if not can_mail(seat.user, "your_turn"):
         return None
     links = links or tokens.links(game, [seat])[seat.pk]
@@ -245,6 +259,43 @@ def your_turn_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmai
     return _owed("your_turn_owed", game, seat, game.phase_number, hold_until, owes)
 
 
+def _push_ask(
+    game: Game, seat: Seat, shown: Presentation | None, by_push: str, *, reminder: bool = False
+) -> OutgoingEmail | None:
+    """A push beside an ask (a "push" row of the outbox), if the person turned push on
+    (`by_push`: push.wanted) in a browser: the game, the phase and its turn, the game's
+    page. Only what their own view shows; the rest is on the page it opens."""
+    user = seat.user
+    if user is None or by_push == PushChoice.OFF:
+        return None
+    shown = shown or present(game, seat)
+    if shown.view is None:
+        return None
+    words = {"phase": phase_name(shown.view["phase"]), "turn": shown.view["turn"]}
+    body = (
+        _("Your move is still missing: %(phase)s, turn %(turn)s.")
+        if reminder
+        else _("The game waits for your move: %(phase)s, turn %(turn)s.")
+    ) % words
+    payload = push.Payload(
+        title=f"Löwenherz: {game.name}",
+        body=body,
+        url=reverse("game", args=[game.pk]),
+        tag=f"game-{game.pk}",
+    )
+    return outbox.queue(
+        "push",
+        f"push:{user.pk}",
+        payload.title,
+        payload.as_text(),
+        "",
+        user=user,
+        game=game,
+        phase_number=game.phase_number,
+        summary=summary("push"),
+    )
+
+
 def _talk_address(game: Game, seat: Seat) -> str:
     """Every email of a running game can be answered with a message (any phase's reply
     address will do for talk; a move in it is for the current phase)."""
@@ -283,7 +334,12 @@ def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
 
 @for_seat
 def reminder(game: Game, seat: Seat) -> None:
-    """A reminder before the deadline to a player whose submission is missing."""
+    """A reminder before the deadline to a player whose submission is missing (by push
+    too, or instead, as they chose)."""
+    by_push = push.wanted(seat.user)
+    pushed = _push_ask(game, seat, None, by_push, reminder=True)
+    if pushed is not None and by_push == PushChoice.INSTEAD:
+        return
     if not can_mail(seat.user, "reminder"):
         return
     context = {
@@ -1106,6 +1162,7 @@ SUMMARY_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
     "messages": lambda v: _("Messages"),
     "message_owed": lambda v: _("New messages at the table"),
     "your_turn_owed": lambda v: _("The game waits for your move"),
+    "push": lambda v: _("A push notification"),
     "game_over": lambda v: _("The game is over"),
     "move_accepted": lambda v: (
         _("Your move by email was accepted: %(commands)s.") % {"commands": "; ".join(v["commands"])}

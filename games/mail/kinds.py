@@ -36,6 +36,10 @@ class Kind:
     # Owed news: a held row never sent as it is (told in the person's next email of
     # the game, or composed afresh once due): not rendered (compose._owed).
     owed_news: bool = False
+    # Not an email: a Web Push notification to the person's subscribed browsers
+    # (games.mail.push.deliver sends it; its body is the push's JSON payload), whatever
+    # their email preferences; never rendered.
+    push: bool = False
     # The templates' name; "": never rendered (a row of owed news only).
     template: str | None = None
 
@@ -64,6 +68,8 @@ KINDS: dict[str, Kind] = {
     # Held (owed news) for the next email of the game, or sent alone once due; rendered
     # only for a digest reader, or when it goes alone (compose.deadline_extended).
     "deadline_extended": Kind(threaded=True, digest=True, mute_link=True, owed_news=True),
+    # An ask by Web Push, beside the ask's email or instead of it (PushChoice).
+    "push": Kind(push=True, template=""),
     # Answers to a person's email.
     "move_accepted": Kind(threaded=True, transactional=True),
     "move_refused": Kind(threaded=True, transactional=True),

@@ -48,7 +48,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from games.links import absolute_url
-from games.mail import kinds
+from games.mail import kinds, push
 from games.models import EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ def is_wanted(user: User | None, kind: str) -> bool:
 def status_for(user: User | None, kind: str) -> str | None:
     """QUEUED, HELD for the digest, or None: not to be sent."""
     what = kinds.of(kind)
-    if what.transactional:
+    if what.transactional or what.push:  # a push is no email: it follows PushChoice
         return Status.QUEUED
     mode = mode_of(user)
     if mode == EmailPreference.OFF:
@@ -450,8 +450,12 @@ def send(email_id: int) -> bool:
     if not claimed:
         return False  # sent, being sent, held or failed: someone else's or nobody's
     email = OutgoingEmail.objects.get(id=email_id)
+    note = ""
     try:
-        message(email).send(fail_silently=False)
+        if kinds.of(email.kind).push:
+            note = push.deliver(email)
+        else:
+            message(email).send(fail_silently=False)
     except (smtplib.SMTPException, OSError) as exc:  # OSError: refused, reset, timed out
         _failed(email, exc)
         _hand_on(email)  # the next waits while this one is retried, not once it failed
@@ -461,7 +465,7 @@ def send(email_id: int) -> bool:
         _finish(email, Status.FAILED, last_error=f"{type(exc).__name__}: {exc}")
         _hand_on(email)
         return False
-    _finish(email, Status.SENT, sent_at=timezone.now(), last_error="", next_attempt_at=None)
+    _finish(email, Status.SENT, sent_at=timezone.now(), last_error=note, next_attempt_at=None)
     _hand_on(email)
     return True
 
