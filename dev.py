@@ -16,6 +16,7 @@ It uses only the standard library, because it runs before anything is installed.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import ipaddress
@@ -154,7 +155,28 @@ def run_environment(address: str, environ: Mapping[str, str], hostname: str) -> 
 DEV_SECRETS = {
     "SECRET_KEY": "dev-only-not-secret-change-me-in-production",
     "INBOUND_SECRET": "lowenherz:dev-only-inbound-secret",
+    "VAPID_PRIVATE_KEY": "76UzV6fr8vfIrTF5tADdoasxL1CVGJ-f7B3j5dADhj4",  # Web Push
 }
+# The order of the P-256 curve: a VAPID private key is a number from 1 to this less one.
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551
+
+
+def vapid_private_key() -> str:
+    """A new VAPID private key (RFC 8292): a P-256 private key, 32 bytes in base64url,
+    as VAPID_PRIVATE_KEY takes it (the site derives the public key)."""
+    number = secrets.randbelow(P256_ORDER - 1) + 1
+    return base64.urlsafe_b64encode(number.to_bytes(32, "big")).rstrip(b"=").decode()
+
+
+def made_secrets() -> dict[str, str]:
+    """This machine's own secrets, newly made."""
+    return {
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}",
+        "VAPID_PRIVATE_KEY": vapid_private_key(),
+    }
+
+
 SECRETS_FILE = "dev-secrets.json"  # in var/: this machine's own, made once, mode 0600
 
 
@@ -204,18 +226,19 @@ def _own_secrets(path: Path) -> dict[str, str]:
         except ValueError:
             kept = None
         if not isinstance(kept, dict) or not all(
-            isinstance(kept.get(name), str) and kept[name] for name in DEV_SECRETS
+            isinstance(kept.get(name), str) and kept[name] for name in OLDEST_SECRETS
         ):
             sys.exit(
                 f"{path} is not this machine's secrets as dev.py wrote them: "
                 "remove it, and dev.py run makes new ones (signing everyone out)."
             )
         path.chmod(0o600)
+        newer = {name: value for name, value in made_secrets().items() if not kept.get(name)}
+        if newer:  # a secret added since the file was made (the VAPID key): kept too
+            kept.update(newer)
+            path.write_text(json.dumps(kept))
         return {name: kept[name] for name in DEV_SECRETS}
-    made = {
-        "SECRET_KEY": secrets.token_urlsafe(50),
-        "INBOUND_SECRET": f"lowenherz:{secrets.token_urlsafe(24)}",
-    }
+    made = made_secrets()
     path.parent.mkdir(parents=True, exist_ok=True)
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w") as file:
@@ -274,6 +297,9 @@ def adopt_run_settings(environ: MutableMapping[str, str]) -> None:
         return
     for name, value in recorded_run(var_dir(environ)).items():
         environ.setdefault(name, value)
+
+
+OLDEST_SECRETS = ("SECRET_KEY", "INBOUND_SECRET")  # what every secrets file has
 
 
 def _url_host(host: str) -> str:
@@ -454,7 +480,19 @@ def cmd_messages(extra: list[str]) -> None:
 
 MESSAGE_LANGUAGES = ("de", "it")  # settings.LANGUAGES but English, the messages' own
 
-COMMANDS = {"run": cmd_run, "test": cmd_test, "bench": cmd_bench, "messages": cmd_messages}
+
+def cmd_vapid(extra: list[str]) -> None:
+    """Print a new VAPID_PRIVATE_KEY, for a server's environment (Web Push)."""
+    print(f"VAPID_PRIVATE_KEY={vapid_private_key()}")
+
+
+COMMANDS = {
+    "run": cmd_run,
+    "test": cmd_test,
+    "bench": cmd_bench,
+    "messages": cmd_messages,
+    "vapid": cmd_vapid,
+}
 
 
 def main() -> None:

@@ -1,22 +1,29 @@
-"""`emails-per-ask`: the emails a person receives per phase that awaited them, over whole
-games (issue 10's measure, from tests/site/test_email_cadence.py, reused as it is).
+"""`emails-per-ask`: every email a person receives per phase that awaited them, over whole
+games (issue 10's measure, from tests/site/test_email_cadence.py, reused as it is; since
+issue 24 with deadline notices and a watcher, and every email counted).
 
 Three people and a computer play a 4-player game to its end: alice and bob by email (real
 replies through `manage.py receive_email`, with table talk beside their moves and alone),
 charlie on the web; every email goes through a real SMTP server (aiosmtpd on loopback).
-The worker's part is done in-process and in order, so that the count depends on the
-site's cadence alone. Counted: every email received but the final game-over one.
+The creator extends the deadline now and then, one player is away for a while, and the
+web player has the game page open every other stretch of steps. The worker's part is
+done in-process and in order, so that the count depends on the site's cadence alone.
+Counted: every email received, the final scores and the deadline notices included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import ExitStack
+from typing import TYPE_CHECKING
 
 from django.test import override_settings
 
 from bench.core import Figure, Options, figures
 from bench.db import empty_tables
+
+if TYPE_CHECKING:
+    from tests.site.test_email_cadence import Cadence
 
 TARGET = "<= 1.1"
 
@@ -26,29 +33,48 @@ def emails_figure(options: Options) -> Iterator[Figure]:
     seeds = [7] if options.quick else [7, 8, 9]
     fast = [_one_game(seed, "fast") for seed in seeds]
     slow = [] if options.quick else [_one_game(seeds[0], "slow")]
-    received = sum(r for r, _ in fast)
-    awaited = sum(a for _, a in fast)
+    everything = sum(sum(c.everything.values()) for c in fast)
+    received = sum(sum(c.received.values()) for c in fast)
+    awaited = sum(sum(c.awaited.values()) for c in fast)
     yield Figure(
         "emails-per-ask",
-        "emails a person receives per phase that awaited them, "
-        "over whole games with table talk (fast pace)",
-        measured=received / awaited,
+        "every email a person receives (final scores, deadline notices included) per "
+        "phase that awaited them, over whole games with table talk, extensions, an "
+        "absence and a watcher (fast pace)",
+        measured=everything / awaited,
         baseline=None,
         target=TARGET,
         unit="emails",
         detail={
             "games": len(fast),
-            "received": received,
+            "received_all": everything,
+            "received_but_final_scores": received,
             "awaited": awaited,
-            "slow_pace": [round(r / a, 2) for r, a in slow],
-            "note": "slow pace: each move after the confirmation window, an "
-            "hour after each message without a move",
+            "per_person": _per_person(fast),
+            "extensions": sum(c.extensions for c in fast),
+            "extension_emails_alone": sum(sum(c.lone_notices.values()) for c in fast),
+            "steps_watched": sum(c.watched_steps for c in fast),
+            "slow_pace": [round(c.all_per_ask(), 2) for c in slow],
+            "note": "charlie watches the game page every other 10 steps; alice extends "
+            "every 11 steps; bob is away for 20 steps. Slow pace: each move after the "
+            "confirmation window, an hour after each message without a move",
         },
     )
 
 
-def _one_game(seed: int, pace: str) -> tuple[int, int]:
-    """(emails received but the game-over ones, phases that awaited a person)."""
+def _per_person(games: list[Cadence]) -> dict[str, float]:
+    """Each person's emails (all) per phase that awaited them, over the games."""
+    people = {person for cadence in games for person in cadence.awaited}
+    return {
+        person.partition("@")[0]: round(
+            sum(c.everything[person] for c in games) / sum(c.awaited[person] for c in games), 2
+        )
+        for person in sorted(people)
+    }
+
+
+def _one_game(seed: int, pace: str) -> Cadence:
+    """One whole game's cadence (tests/site/test_email_cadence.play_whole_game)."""
     from games import tasks
     from tests.site.conftest import clear_site_cache, make_user
     from tests.site.test_email_cadence import play_whole_game
@@ -82,8 +108,7 @@ def _one_game(seed: int, pace: str) -> tuple[int, int]:
             stack.enter_context(_no_dispatch(task))
         stack.callback(server.stop)
         alice, bob, charlie = (make_user(name) for name in ("alice", "bob", "charlie"))
-        cadence = play_whole_game(alice, bob, charlie, server, pace, seed=seed)
-    return sum(cadence.received.values()), sum(cadence.awaited.values())
+        return play_whole_game(alice, bob, charlie, server, pace, seed=seed)
 
 
 class _no_dispatch:

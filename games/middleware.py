@@ -35,6 +35,7 @@ OPEN_TO_SCOPED = frozenset(
         "rules",
         "how_to_win",
         "favicon",
+        "service_worker",
         "password_reset",
         "password_reset_done",
         "password_reset_confirm",

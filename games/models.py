@@ -617,6 +617,15 @@ class MessageEmails(models.TextChoices):
     OFF = "off", _("Not by email: I read them on the game page")
 
 
+class PushChoice(models.TextChoices):
+    """What a person's "waits for you" does besides (or instead of) its email: a Web Push
+    notification to each browser they turned it on in (PushSubscription)."""
+
+    OFF = "off", _("No push notifications")
+    ALSO = "also", _("A push notification as well as the email")
+    INSTEAD = "instead", _("A push notification instead of the email")
+
+
 class Notifications(models.Model):
     """A person's email preferences and absences (one row per user)."""
 
@@ -632,6 +641,7 @@ class Notifications(models.Model):
     messages = models.CharField(
         max_length=5, choices=MessageEmails.choices, default=MessageEmails.NEXT
     )
+    push = models.CharField(max_length=8, choices=PushChoice.choices, default=PushChoice.OFF)
 
     class Meta:
         indexes = [
@@ -643,6 +653,23 @@ class Notifications(models.Model):
                 condition=Q(away_until__isnull=False),
             ),
         ]
+
+
+class PushSubscription(models.Model):
+    """A browser a person turned push notifications on in: the Web Push subscription its
+    push service gave (the endpoint, checked to be https on a public host before it is
+    stored: games.mail.push.check_endpoint, and again before every push), and its keys."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=200)  # the browser's public key (base64url)
+    auth = models.CharField(max_length=100)  # its authentication secret (base64url)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"push subscription {self.pk} of user {self.user_id}"
 
 
 PHASE_EMAILS = ("results", "your_turn", "game_over")  # once per person and phase

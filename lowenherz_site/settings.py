@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from datetime import timedelta
+from email.utils import parseaddr
 from pathlib import Path
 from typing import NamedTuple
 
@@ -87,6 +88,19 @@ SECRET_KEY = os.environ.get("SECRET_KEY") or (DEV_SECRET_KEY if DEBUG else "")
 INBOUND_SECRET = os.environ.get("INBOUND_SECRET") or (DEV_INBOUND_SECRET if DEBUG else "")
 if not DEBUG:
     refuse_unsafe_secrets(SECRET_KEY, INBOUND_SECRET, DEV_SECRET_KEY, DEV_INBOUND_SECRET)
+# Web Push (games.mail.push): the VAPID key that signs the site's pushes, a P-256 private
+# key as 32 bytes in base64url (dev.py makes one; `python3 dev.py vapid` prints a new
+# one). Without it, push notifications are not offered. The published development key
+# only with DEBUG on: anyone could push to the site's subscribers with it.
+DEV_VAPID_PRIVATE_KEY = "76UzV6fr8vfIrTF5tADdoasxL1CVGJ-f7B3j5dADhj4"
+VAPID_PRIVATE_KEY = os.environ.get("VAPID_PRIVATE_KEY") or (DEV_VAPID_PRIVATE_KEY if DEBUG else "")
+if not DEBUG and VAPID_PRIVATE_KEY == DEV_VAPID_PRIVATE_KEY:
+    from django.core.exceptions import ImproperlyConfigured
+
+    raise ImproperlyConfigured(
+        "VAPID_PRIVATE_KEY is the development default, and DEBUG is off: make one "
+        "(python3 dev.py vapid) or leave it unset to offer no push notifications"
+    )
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 
@@ -462,7 +476,16 @@ EMAIL_RESULTS_HOLD_SECONDS = env_int("EMAIL_RESULTS_HOLD_SECONDS", 6 * 3600)
 # A message of the table waits for the reader's next email of the game at most this long
 # (games.mail.notify.message_posted); a person may choose each message at once instead.
 EMAIL_MESSAGES_HOLD_SECONDS = env_int("EMAIL_MESSAGES_HOLD_SECONDS", 3600)
+# A person who has the game's page open and visible when a phase needs them is told by
+# the page: the "waits for you" email (and push) waits this long, and goes only if they
+# have not looked at the game since the phase began (games.watching, games.mail.notify).
+EMAIL_WATCHING_SECONDS = env_int("EMAIL_WATCHING_SECONDS", 300)
 ANYMAIL = {"WEBHOOK_SECRET": INBOUND_SECRET}
+# Who the push services may contact about the site's pushes (the VAPID "sub" claim): a
+# mailto: or https: URL.
+VAPID_SUBJECT = os.environ.get("VAPID_SUBJECT") or f"mailto:{parseaddr(SERVER_EMAIL)[1]}"
+# Seconds a push service has to answer one push (a send retries later, with back-off).
+PUSH_TIMEOUT_SECONDS = env_int("PUSH_TIMEOUT_SECONDS", 10)
 
 # Celery beat: the sweeper (recovery, deadlines, reminders, outbox retries) every
 # RECOVERY_INTERVAL_SECONDS; digests and housekeeping hourly. A sweep still queued when the

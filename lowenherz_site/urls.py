@@ -48,6 +48,9 @@ urlpatterns = [
     path("unsubscribe/<str:signed>/", mail.unsubscribe, name="unsubscribe"),
     path("games/<int:game_id>/mute/", mail.mute_game, name="mute_game"),
     path("accounts/notifications/", mail.preferences, name="email_preferences"),
+    path("accounts/notifications/push/", mail.push_subscribe, name="push_subscribe"),
+    path("accounts/notifications/push/off/", mail.push_unsubscribe, name="push_unsubscribe"),
+    path("sw.js", mail.service_worker, name="service_worker"),
     path("anymail/postmark/inbound/", receiver.PostmarkInbound.as_view()),  # before anymail's
     path("anymail/", include("anymail.urls")),
     path("accounts/signup/", accounts.signup, name="signup"),

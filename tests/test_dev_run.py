@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from py_vapid import Vapid
 
 import dev
 from dev import (
@@ -108,8 +109,14 @@ def test_on_loopback_the_development_secrets_do(address, tmp_path):
 )
 def test_served_to_others_it_makes_its_own_secrets_keeps_them_and_says_so(address, tmp_path):
     added, notice = run_secrets(address, {}, tmp_path)
-    assert set(added) == {"SECRET_KEY", "INBOUND_SECRET"}
-    assert not set(added.values()) & {settings.DEV_SECRET_KEY, settings.DEV_INBOUND_SECRET}
+    assert set(added) == {"SECRET_KEY", "INBOUND_SECRET", "VAPID_PRIVATE_KEY"}
+    assert not set(added.values()) & {
+        settings.DEV_SECRET_KEY,
+        settings.DEV_INBOUND_SECRET,
+        settings.DEV_VAPID_PRIVATE_KEY,
+    }
+    claims = {"sub": "mailto:a@example.org", "aud": "https://push.example.org"}
+    assert Vapid.from_string(added["VAPID_PRIVATE_KEY"]).sign(claims)  # a P-256 key
     # Good enough for the settings' own refusal of weak secrets (as with DEBUG off).
     refuse_unsafe_secrets(
         added["SECRET_KEY"],
@@ -125,7 +132,11 @@ def test_served_to_others_it_makes_its_own_secrets_keeps_them_and_says_so(addres
 
 
 def test_secrets_the_environment_sets_are_kept_unless_they_are_the_published_ones(tmp_path):
-    mine = {"SECRET_KEY": "x" * 60, "INBOUND_SECRET": "me:" + "y" * 20}
+    mine = {
+        "SECRET_KEY": "x" * 60,
+        "INBOUND_SECRET": "me:" + "y" * 20,
+        "VAPID_PRIVATE_KEY": dev.vapid_private_key(),
+    }
     assert run_secrets("10.0.0.5:8000", mine, tmp_path) == ({}, "")
     published = {**mine, "INBOUND_SECRET": settings.DEV_INBOUND_SECRET}
     added, notice = run_secrets("10.0.0.5:8000", published, tmp_path)
@@ -149,7 +160,17 @@ def test_the_published_secrets_are_the_settings_own():
     assert DEV_SECRETS == {
         "SECRET_KEY": settings.DEV_SECRET_KEY,
         "INBOUND_SECRET": settings.DEV_INBOUND_SECRET,
+        "VAPID_PRIVATE_KEY": settings.DEV_VAPID_PRIVATE_KEY,
     }
+
+
+def test_a_secrets_file_made_before_the_vapid_key_keeps_its_secrets_and_gains_one(tmp_path):
+    kept = tmp_path / SECRETS_FILE
+    older = {"SECRET_KEY": "x" * 60, "INBOUND_SECRET": "me:" + "y" * 20}
+    kept.write_text(json.dumps(older))
+    added, _ = run_secrets("10.0.0.5:8000", {}, tmp_path)
+    assert {k: added[k] for k in older} == older and added["VAPID_PRIVATE_KEY"]
+    assert run_secrets("10.0.0.5:8000", {}, tmp_path)[0] == added  # kept from now on
 
 
 def test_dev_run_on_another_address_gives_the_site_its_own_secrets(tmp_path, monkeypatch, capsys):

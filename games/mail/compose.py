@@ -21,6 +21,7 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.dispatch import receiver
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import dateformat, timezone, translation
 from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
@@ -30,9 +31,18 @@ from engine.game import is_simultaneous
 from engine.view import View
 from games import chat, deadlines, limits, services, signals
 from games.links import absolute_url
-from games.mail import kinds, outbox, tokens
+from games.mail import kinds, outbox, push, tokens
 from games.mail.replies import SIGNATURE, reply_marker, talk_words, without_marker
-from games.models import PERSON, Event, Game, MessageEmails, OutgoingEmail, Seat, language_of
+from games.models import (
+    PERSON,
+    Event,
+    Game,
+    MessageEmails,
+    OutgoingEmail,
+    PushChoice,
+    Seat,
+    language_of,
+)
 from games.show.presenter import EventLine, Presentation, present
 from games.show.textboard import board_text
 from games.show.view_text import (
@@ -126,6 +136,10 @@ def your_turn(
     `newest_message`: the game's newest message id, if the caller knows it
     (`chat.unread_by_email`); `links`: the reply address and magic link, if the caller
     made them (for every player asked at once)."""
+    by_push = push.wanted(seat.user)
+    pushed = _push_ask(game, seat, shown, by_push)
+    if pushed is not None and by_push == PushChoice.INSTEAD:
+        return pushed  # what the email would tell is the page's (it rides in the push)
     if not can_mail(seat.user, "your_turn"):
         return None
     links = links or tokens.links(game, [seat])[seat.pk]
@@ -234,6 +248,54 @@ def message_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail 
     return _owed("message_owed", game, seat, None, hold_until, summary("message_owed"))
 
 
+@for_seat
+def your_turn_owed(game: Game, seat: Seat, hold_until: datetime) -> OutgoingEmail | None:
+    """A held row that says the person, watching the game's page, is owed "the game
+    waits for you" for its current phase: never sent as it is; games.mail.notify sends
+    the ask once due, unless they looked at the game or moved meanwhile."""
+    if not can_mail(seat.user, "your_turn"):
+        return None
+    owes = summary("your_turn_owed")
+    return _owed("your_turn_owed", game, seat, game.phase_number, hold_until, owes)
+
+
+def _push_ask(
+    game: Game, seat: Seat, shown: Presentation | None, by_push: str, *, reminder: bool = False
+) -> OutgoingEmail | None:
+    """A push beside an ask (a "push" row of the outbox), if the person turned push on
+    (`by_push`: push.wanted) in a browser: the game, the phase and its turn, the game's
+    page. Only what their own view shows; the rest is on the page it opens."""
+    user = seat.user
+    if user is None or by_push == PushChoice.OFF:
+        return None
+    shown = shown or present(game, seat)
+    if shown.view is None:
+        return None
+    words = {"phase": phase_name(shown.view["phase"]), "turn": shown.view["turn"]}
+    body = (
+        _("Your move is still missing: %(phase)s, turn %(turn)s.")
+        if reminder
+        else _("The game waits for your move: %(phase)s, turn %(turn)s.")
+    ) % words
+    payload = push.Payload(
+        title=f"Löwenherz: {game.name}",
+        body=body,
+        url=reverse("game", args=[game.pk]),
+        tag=f"game-{game.pk}",
+    )
+    return outbox.queue(
+        "push",
+        f"push:{user.pk}",
+        payload.title,
+        payload.as_text(),
+        "",
+        user=user,
+        game=game,
+        phase_number=game.phase_number,
+        summary=summary("push"),
+    )
+
+
 def _talk_address(game: Game, seat: Seat) -> str:
     """Every email of a running game can be answered with a message (any phase's reply
     address will do for talk; a move in it is for the current phase)."""
@@ -272,7 +334,12 @@ def news_since(shown: Presentation, since: int, upto: int) -> list[str]:
 
 @for_seat
 def reminder(game: Game, seat: Seat) -> None:
-    """A reminder before the deadline to a player whose submission is missing."""
+    """A reminder before the deadline to a player whose submission is missing (by push
+    too, or instead, as they chose)."""
+    by_push = push.wanted(seat.user)
+    pushed = _push_ask(game, seat, None, by_push, reminder=True)
+    if pushed is not None and by_push == PushChoice.INSTEAD:
+        return
     if not can_mail(seat.user, "reminder"):
         return
     context = {
@@ -651,6 +718,7 @@ def _owed(
     phase_number: int | None,
     hold_until: datetime | None,
     owes: Summary,
+    headers: dict[str, str] | None = None,
 ) -> OutgoingEmail | None:
     """A held row of owed news that is never sent as it is (`_never_sent`): nothing is
     rendered for it (issue 11: notifying a phase costs what its emails that go cost); its
@@ -668,6 +736,7 @@ def _owed(
         phase_number=phase_number,
         hold_until=hold_until,
         summary=owes,
+        headers=headers,
     )
 
 
@@ -830,22 +899,23 @@ def _ask_context(
     }
 
 
-# --- a deadline extended: every person seated is told -----------------------------------------
+# --- a deadline extended: told in each person's next email ------------------------------------
 #
 # `games.deadlines` announces an extension (by the creator, or for an absence) under the
-# game's row lock, in the transaction that moved the deadline: the emails are rows of the
-# same commit. Decisions:
-# - Every person seated (not computers) gets one, the one who extended it too (it is their
-#   record, with the deadline in their own time zone); not a person who muted the game, nor
-#   one who unsubscribed; a digest reader finds it in the digest (not urgent).
-# - A person the phase still waits for, with no move in, is asked again as in the "waits
-#   for you" email (reply address and link); in a digest, only told that it waits.
-# - Told once: each email names the deadline it tells (DEADLINE_HEADER); a second call for
+# game's row lock, in the transaction that moved the deadline: what it owes are rows of
+# the same commit. Decisions:
+# - Never told to whoever caused it: the one who extended it (`by`), nor, for an
+#   absence, the people away. Every other person seated (not computers) is told; not a
+#   person who muted the game, nor one who unsubscribed.
+# - Told in the person's next email of the game (issue 24: a notice is no email of its
+#   own): a held row (owed news, COALESCING) whose sentence rides at the top of their
+#   next "waits for you", results, messages or final email (games.mail.notify), or, if
+#   none comes within EMAIL_RESULTS_HOLD_SECONDS, in one extension email of its own
+#   (`extensions_owed`), which tells every extension owed and asks again whoever the
+#   phase still waits for. A person watching the game's page reads it there.
+# - A digest reader finds it in the digest, rendered now (not urgent; not answered).
+# - Told once: each row names the deadline it tells (DEADLINE_HEADER); a second call for
 #   the same deadline queues nothing (the row lock makes twin calls take turns).
-# - Extensions close together make one email where they can: an extension email of the
-#   game not sent yet (queued, retrying, or held for the digest) gives way to the new one,
-#   which says every extension it replaces and the final deadline. One already sent stays
-#   sent; the new one follows it.
 
 EXTENDED = "deadline_extended"
 DEADLINE_HEADER = "X-Lowenherz-Deadline"  # the deadline (ISO) an extension email tells
@@ -862,63 +932,129 @@ def _on_deadline_extended(
 def deadline_extended(
     game: Game, extension: dict[str, Any], *, by: User | None = None
 ) -> list[OutgoingEmail]:
-    """Tell every person seated that the deadline moved: by whom, until when (in their
-    own time zone). `extension`: the "deadline_extended" event's data; `by`: who extended
-    it (None: the site, for an absence). The caller holds the game's row lock. Returns the
-    emails queued."""
+    """Owe every person seated but whoever caused it the news that the deadline moved:
+    by whom, until when (in their own time zone, once told). `extension`: the
+    "deadline_extended" event's data; `by`: who extended it (None: the site, for an
+    absence). The caller holds the game's row lock. Returns the rows queued."""
     deadline = str(extension["deadline"])
     people = list(
         game.seats.filter(PERSON, mail_muted=False)
         .select_related("user__profile")
         .order_by("position")
     )
-    unanswered = set(deadlines.unanswered(game).values_list("pk", flat=True))
     queued = []
     for seat in people:
         user = seat.user
-        if not can_mail(user, EXTENDED) or _extension_told(seat, game, deadline):
+        if (
+            caused(extension, seat, by)
+            or not can_mail(user, EXTENDED)
+            or _extension_told(seat, game, deadline)
+        ):
             continue
-        assert user is not None  # _can_mail
+        assert user is not None  # can_mail
         with translation.override(language_of(user)):
-            email = _extension_email(game, seat, user, extension, by, deadline, unanswered)
+            email = _owe_extension(game, seat, user, extension, by, deadline)
         if email is not None:
             queued.append(email)
     return queued
 
 
-def _extension_email(
+def caused(extension: dict[str, Any], seat: Seat, by: User | None) -> bool:
+    """Whether the person of the seat caused the extension: pressed for it, or is away."""
+    if by is not None and by.pk == seat.user_id:
+        return True
+    return extension.get("reason") == "away" and seat.colour in (extension.get("players") or [])
+
+
+def _owe_extension(
     game: Game,
     seat: Seat,
     user: User,
     extension: dict[str, Any],
     by: User | None,
     deadline: str,
-    unanswered: set[int],
 ) -> OutgoingEmail | None:
-    """The extension email to one person seated (in their language)."""
-    replaced = _replace_unsent_extensions(seat, game)
+    """The row that owes one person the extension (in their language): held for their
+    next email of the game, or, for a digest reader, the email the digest will carry."""
+    change = extension_values(extension, seat, present(game, seat).names, by)
+    if outbox.status_for(user, EXTENDED) == outbox.Status.HELD:
+        replaced = _replace_unsent_extensions(seat, game)
+        changes = [*(c for e in replaced for c in _changes_of(e.summary)), change]
+        return _extension_email(game, seat, changes, deadline, awaited=_awaited(game, seat))
+    hold = timezone.now() + timedelta(seconds=settings.EMAIL_RESULTS_HOLD_SECONDS)
+    owes = summary(EXTENDED, changes=[change])
+    headers = {DEADLINE_HEADER: deadline}
+    return _owed(EXTENDED, game, seat, game.phase_number, hold, owes, headers)
+
+
+@for_seat
+def extensions_owed(
+    game: Game,
+    seat: Seat,
+    owed: Sequence[OutgoingEmail],
+    *,
+    confirmations: Sequence[StoredSummary] = (),
+    reply_to: str = "",
+) -> OutgoingEmail | None:
+    """The extensions held for the person (`owed`, oldest first), told in one email of
+    their own once due (games.mail.notify), asking again if the phase still waits for
+    them; with the confirmations of moves by email that ride in it (`reply_to`: theirs,
+    for a sealed move still open to change). None if there is none, or they no longer
+    want it."""
+    if not owed or not can_mail(seat.user, EXTENDED):
+        return None
+    changes = [change for e in owed for change in _changes_of(e.summary)]
+    deadline = str(owed[-1].headers.get(DEADLINE_HEADER, ""))
+    return _extension_email(
+        game,
+        seat,
+        changes,
+        deadline,
+        awaited=_awaited(game, seat),
+        confirmations=confirmations,
+        reply_to=reply_to,
+    )
+
+
+def _awaited(game: Game, seat: Seat) -> bool:
+    """Whether the current phase still waits for the seat's move."""
+    return deadlines.unanswered(game).filter(pk=seat.pk).exists()
+
+
+def _extension_email(
+    game: Game,
+    seat: Seat,
+    changes: list[dict[str, Any] | str],
+    deadline: str,
+    *,
+    awaited: bool,
+    confirmations: Sequence[StoredSummary] = (),
+    reply_to: str = "",
+) -> OutgoingEmail | None:
+    """The extension email to one person seated (in their language): every change it
+    tells, the deadline now, and the ask again if the phase still waits for them (not in
+    a digest: a digest is read, not answered)."""
+    user = seat.user
+    assert user is not None  # a person's seat
     shown = present(game, seat)
-    changes = [
-        *(change for e in replaced for change in _changes_of(e.summary)),
-        extension_values(extension, seat, shown.names, by),
-    ]
-    awaited = seat.pk in unanswered and seat.plays_in_person
+    awaited = awaited and seat.plays_in_person
     held = outbox.status_for(user, EXTENDED) == outbox.Status.HELD
-    ask = awaited and not held  # a digest is read, not answered
+    ask = awaited and not held
     context = {
-        **(_ask_context(game, seat) if ask else _game_context(game, user)),
+        **(_ask_context(game, seat, shown=shown) if ask else _game_context(game, user)),
         "changes": [_change_line(change) for change in changes],
         "deadline": deadline_text(game, user),
         "awaited": awaited,
         "ask": ask,
         "phase_sentence": shown.phase_sentence(),
+        "confirmations": [summary_line(c) for c in confirmations],
     }
     return _send(
         EXTENDED,
         user,
         context,
         game=game,
-        reply_to=tokens.reply_address(seat, game.phase_number) if ask else "",
+        reply_to=tokens.reply_address(seat, game.phase_number) if ask else reply_to,
         phase=game.phase_number,
         headers={DEADLINE_HEADER: deadline},
         summary=summary(EXTENDED, changes=changes),
@@ -1035,6 +1171,8 @@ SUMMARY_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
     "results": lambda v: _("What happened (turn %(turn)s)") % {"turn": v["turn"]},
     "messages": lambda v: _("Messages"),
     "message_owed": lambda v: _("New messages at the table"),
+    "your_turn_owed": lambda v: _("The game waits for your move"),
+    "push": lambda v: _("A push notification"),
     "game_over": lambda v: _("The game is over"),
     "move_accepted": lambda v: (
         _("Your move by email was accepted: %(commands)s.") % {"commands": "; ".join(v["commands"])}

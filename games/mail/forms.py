@@ -15,7 +15,8 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from games.deadlines import MAX_ABSENCE
-from games.models import EmailPreference, MessageEmails, Notifications
+from games.mail import push
+from games.models import EmailPreference, MessageEmails, Notifications, PushChoice
 
 MAX_REMINDER_HOURS = 720  # the longest phase deadline (services.MAX_DEADLINE_HOURS)
 MAX_REMINDERS = 5
@@ -82,6 +83,16 @@ class NotificationsForm(forms.ModelForm):
         required=False,
         help_text=_("Like 24, 2. Empty: 24 and 2 hours before. Only when your move is missing."),
     )
+    push = forms.ChoiceField(
+        label=_("Push notifications"),
+        choices=PushChoice.choices,
+        widget=forms.RadioSelect,
+        required=False,
+        help_text=_(
+            "When a game waits for your move, in each browser where you turned them on "
+            "(below). Never while you have the game's page open: the page tells you."
+        ),
+    )
     away_from = forms.DateTimeField(
         label=_("Away from"),
         required=False,
@@ -102,10 +113,12 @@ class NotificationsForm(forms.ModelForm):
 
     class Meta:
         model = Notifications
-        fields = ["mode", "messages", "reminder_hours", "away_from", "away_until"]
+        fields = ["mode", "messages", "push", "reminder_hours", "away_from", "away_until"]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        if not push.enabled():  # the site has no VAPID key: push is not offered
+            del self.fields["push"]
         hours = self.instance.reminder_hours or []
         self.initial["reminder_hours"] = ", ".join(map(str, hours))
         self.stored_from = self.instance.away_from
@@ -120,6 +133,10 @@ class NotificationsForm(forms.ModelForm):
     def clean_messages(self) -> str:
         """Not sent (an older page): unchanged."""
         return self.cleaned_data.get("messages") or self.instance.messages
+
+    def clean_push(self) -> str:
+        """Not sent (an older page): unchanged."""
+        return self.cleaned_data.get("push") or self.instance.push
 
     def clean_reminder_hours(self) -> list[int]:
         return parse_hours(self.cleaned_data.get("reminder_hours") or "")

@@ -36,6 +36,10 @@ class Kind:
     # Owed news: a held row never sent as it is (told in the person's next email of
     # the game, or composed afresh once due): not rendered (compose._owed).
     owed_news: bool = False
+    # Not an email: a Web Push notification to the person's subscribed browsers
+    # (games.mail.push.deliver sends it; its body is the push's JSON payload), whatever
+    # their email preferences; never rendered.
+    push: bool = False
     # The templates' name; "": never rendered (a row of owed news only).
     template: str | None = None
 
@@ -58,7 +62,14 @@ KINDS: dict[str, Kind] = {
     "messages": Kind(threaded=True, digest=True, mute_link=True, carries_talk=True),
     # Told in the next email of the game, or by "messages" once due.
     "message_owed": Kind(threaded=True, mute_link=True, owed_news=True, template=""),
-    "deadline_extended": Kind(threaded=True, digest=True, mute_link=True),
+    # The ask of a person watching the game's page (games.watching): sent as "your_turn"
+    # once due, unless they looked at the game since or moved (notify._flush).
+    "your_turn_owed": Kind(threaded=True, mute_link=True, owed_news=True, template=""),
+    # Held (owed news) for the next email of the game, or sent alone once due; rendered
+    # only for a digest reader, or when it goes alone (compose.deadline_extended).
+    "deadline_extended": Kind(threaded=True, digest=True, mute_link=True, owed_news=True),
+    # An ask by Web Push, beside the ask's email or instead of it (PushChoice).
+    "push": Kind(push=True, template=""),
     # Answers to a person's email.
     "move_accepted": Kind(threaded=True, transactional=True),
     "move_refused": Kind(threaded=True, transactional=True),

@@ -59,7 +59,7 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone, translation
 
-from games import chat
+from games import chat, watching
 from games.deadlines import each, is_away
 from games.mail import compose, kinds, outbox, tokens
 from games.mail.outbox import Status
@@ -83,6 +83,13 @@ from games.services import (
 from games.show.presenter import Presentation, present, read_together
 
 DEFAULT_REMINDER_HOURS = (24, 2)
+OWED_ASK = "your_turn_owed"  # a watcher's "waits for you", held (`_defer_ask`)
+EXTENDED = compose.EXTENDED
+# Held rows told as a sentence at the top of the email they ride in (`told_in_lines`).
+TOLD_IN_LINES = ("move_accepted", EXTENDED)
+# Held rows whose news the game's page shows: a look at it after they were held tells
+# them (`_unless_seen`).
+TOLD_BY_THE_PAGE = ("results", "message_owed", EXTENDED, OWED_ASK)
 # Of a person's phase emails, those that tell its news (`told_up_to`): not a held one,
 # nor an ask that gave way to a newer one unsent (`outbox.supersede_asks`).
 TELLS = ~Q(status=Status.COALESCING) & ~Q(status=Status.FOLDED, kind__in=kinds.ASKS)
@@ -153,7 +160,10 @@ def _tell(
     if superseding:  # one UPDATE for them: their asks of earlier phases unsent are stale
         outbox.supersede_asks(superseding, game, phase_number)
         queued, told, stale = _ledger(game, people, phase_number)  # a superseded ask tells none
-    told_now = [seat for seat in people if final or seat in asked]
+    # Who watches the game's page now is told by it: their ask waits (`_defer_ask`).
+    watchers = _watching(game, asked)
+    asked_now = [seat for seat in asked if seat.pk not in watchers]
+    told_now = [seat for seat in people if final or seat in asked_now]
     held = outbox.held_of([seat.user_id for seat in told_now], game) if told_now else {}
     # Every person's news of the phase (and an asked one's since their last email) in
     # one query: each keeps what it may read.
@@ -170,7 +180,7 @@ def _tell(
         game,
         [
             seat
-            for seat in asked
+            for seat in asked_now
             if ("your_turn", seat.user_id) not in queued
             and compose.can_mail(seat.user, "your_turn")
         ],
@@ -192,6 +202,8 @@ def _tell(
                     newest,
                     held.get(seat.user_id, []),
                 )
+            elif seat.pk in watchers:
+                _defer_ask(game, seat, queued)
             elif seat in asked:
                 ask = partial(compose.your_turn, links=links.get(seat.pk))
                 _tell_now(
@@ -207,6 +219,26 @@ def _tell(
                 )
             elif not seat.mail_muted:  # muted: nothing but the final scores
                 _owe_results(game, seat, phase_number, queued, shown[seat.pk])
+
+
+def _watching(game: Game, asked: list[Seat]) -> set[int]:
+    """The seats of the people asked who have the game's page open and visible now
+    (games.watching: one cache read for them all)."""
+    if not asked:
+        return set()
+    now = timezone.now()
+    seen = watching.seen_of(game.pk, [seat.user_id for seat in asked])
+    return {seat.pk for seat in asked if watching.is_watching(seen.get(seat.user_id), now)}
+
+
+def _defer_ask(game: Game, seat: Seat, queued: set[tuple[str, int]]) -> None:
+    """A person watching the game's page is told by it that the phase needs them: their
+    "waits for you" is a held row (`your_turn_owed`), due EMAIL_WATCHING_SECONDS later,
+    when `_flush` sends it only if they have not looked at the game since (nor moved).
+    What else they are owed waits with it, to ride in it or go when due."""
+    if ("your_turn", seat.user_id) in queued:
+        return
+    compose.your_turn_owed(game, seat, timezone.now() + watching.window())
 
 
 def _ledger(
@@ -266,7 +298,7 @@ def _tell_now(
         game,
         seat,
         since=since,
-        confirmations=[e.summary for e in owed if e.kind == "move_accepted"],
+        confirmations=told_in_lines(owed),
         shown=shown,
         newest_message=newest,
     )
@@ -316,37 +348,111 @@ def _flush(user_id: int, game_id: int, now: datetime) -> bool:
         # The game's row lock first, as phase_changed and inbound take it: one at a time.
         game = Game.objects.select_for_update().filter(pk=game_id).first()
         owed = outbox.held(user_id, game) if game else []
-        if game is None or not any(e.next_attempt_at and e.next_attempt_at <= now for e in owed):
+        if game is None or not _due(owed, now):
             return False  # told meanwhile in another email (or another sweep's)
         seat = game.seats.select_related("user__profile").filter(user_id=user_id).first()
         if seat is None:  # the person left the game: nothing more of it
             outbox.fold(owed, None)
             return False
-        phases = [e.phase_number for e in owed if e.kind == "results" and e.phase_number]
-        confirmations = [e for e in owed if e.kind == "move_accepted"]
-        email = None
-        if phases and not seat.mail_muted:
-            email = compose.results(
-                game,
-                seat,
-                None,
-                since=told_up_to(seat, game),
-                upto=max(phases),
-                confirmations=[e.summary for e in confirmations],
-                reply_to=_reply_to(game, confirmations),
-            )
-        elif not seat.mail_muted and any(e.kind == "message_owed" for e in owed):
-            email = compose.messages(
-                game,
-                seat,
-                confirmations=[e.summary for e in confirmations],
-                reply_to=_reply_to(game, confirmations),
-            )
-        if email is None and confirmations:  # nothing else to tell: the answer alone
-            email = confirmations[-1]
-            outbox.release(email)
+        owed = _unless_seen(game, seat, owed)
+        asks = [e for e in owed if e.kind == OWED_ASK]
+        if _due(asks, now):
+            if _send_owed_ask(game, seat, owed, asks):
+                return True
+            owed = [e for e in owed if e.kind != OWED_ASK]
+        if not _due(owed, now):
+            return False  # the rest may wait longer
+        email = _news_owed(game, seat, owed)
         outbox.fold(owed, email)
         return email is not None
+
+
+def _due(owed: list[OutgoingEmail], now: datetime) -> bool:
+    return any(e.next_attempt_at and e.next_attempt_at <= now for e in owed)
+
+
+def _unless_seen(game: Game, seat: Seat, owed: list[OutgoingEmail]) -> list[OutgoingEmail]:
+    """The owed news the person has not seen on the game's page: what was held before
+    their last look there (games.watching) is told by the page, and folded unsent. Not
+    a move's confirmation: the answer to their own email still comes."""
+    seen = watching.seen_at(game.pk, seat.user_id) if owed else None
+    if seen is None:
+        return owed
+    read = [e for e in owed if e.kind in TOLD_BY_THE_PAGE and e.created_at <= seen]
+    outbox.fold(read, None, note="not sent: seen on the game page")
+    return [e for e in owed if e not in read]
+
+
+def _send_owed_ask(
+    game: Game, seat: Seat, owed: list[OutgoingEmail], asks: list[OutgoingEmail]
+) -> bool:
+    """The "waits for you" a watcher was owed (`_defer_ask`), due now: sent, with all
+    they are owed folded in, if the phase it was for still waits for their move (they
+    have not looked at the game since: `_unless_seen` took it else); else dropped."""
+    email = None
+    if _still_asked(game, seat, asks):
+        email = compose.your_turn(
+            game, seat, since=told_up_to(seat, game), confirmations=told_in_lines(owed)
+        )
+    moot = "not sent: the phase moved on, or the person moved"
+    outbox.fold(owed if email else asks, email, note=moot)
+    return email is not None
+
+
+def _still_asked(game: Game, seat: Seat, asks: list[OutgoingEmail]) -> bool:
+    """Whether the current phase is the one an owed ask was for, and still waits for
+    the person's move (by their own hand: not muted, no computer standing in)."""
+    return (
+        game.status == Game.Status.RUNNING
+        and any(e.phase_number == game.phase_number for e in asks)
+        and seat.colour in game.waiting
+        and seat.plays_in_person
+        and not seat.mail_muted
+        and not seat.pending.filter(phase_number=game.phase_number).exists()
+    )
+
+
+def _news_owed(game: Game, seat: Seat, owed: list[OutgoingEmail]) -> OutgoingEmail | None:
+    """One email of what the person is owed, composed afresh: the results of the phases
+    held (with the confirmations and notices), else the table's messages, else the
+    extensions of the deadline, else the latest confirmation as it was written."""
+    phases = [e.phase_number for e in owed if e.kind == "results" and e.phase_number]
+    confirmations = [e for e in owed if e.kind == "move_accepted"]
+    lines = told_in_lines(owed)
+    email = None
+    if phases and not seat.mail_muted:
+        email = compose.results(
+            game,
+            seat,
+            None,
+            since=told_up_to(seat, game),
+            upto=max(phases),
+            confirmations=lines,
+            reply_to=_reply_to(game, confirmations),
+        )
+    elif not seat.mail_muted and any(e.kind == "message_owed" for e in owed):
+        email = compose.messages(
+            game, seat, confirmations=lines, reply_to=_reply_to(game, confirmations)
+        )
+    if email is None and not seat.mail_muted:
+        email = compose.extensions_owed(
+            game,
+            seat,
+            [e for e in owed if e.kind == EXTENDED],
+            confirmations=[e.summary for e in confirmations],
+            reply_to=_reply_to(game, confirmations),
+        )
+    if email is None and confirmations:  # nothing else to tell: the answer alone
+        email = confirmations[-1]
+        outbox.release(email)
+    return email
+
+
+def told_in_lines(owed: list[OutgoingEmail]) -> list[compose.StoredSummary]:
+    """What the held rows that ride as a sentence say (a move's confirmation, an
+    extension of the deadline), oldest first: the email they are folded into tells them
+    at its top."""
+    return [e.summary for e in owed if e.kind in TOLD_IN_LINES]
 
 
 def _reply_to(game: Game, confirmations: list[OutgoingEmail]) -> str:

@@ -48,7 +48,7 @@ from django.dispatch import Signal
 from django.utils import timezone
 
 from games.links import absolute_url
-from games.mail import kinds
+from games.mail import kinds, push
 from games.models import EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
@@ -102,7 +102,7 @@ def is_wanted(user: User | None, kind: str) -> bool:
 def status_for(user: User | None, kind: str) -> str | None:
     """QUEUED, HELD for the digest, or None: not to be sent."""
     what = kinds.of(kind)
-    if what.transactional:
+    if what.transactional or what.push:  # a push is no email: it follows PushChoice
         return Status.QUEUED
     mode = mode_of(user)
     if mode == EmailPreference.OFF:
@@ -366,8 +366,9 @@ def held_of(user_ids: list[int | None], game: Game) -> dict[int | None, list[Out
     return found
 
 
-def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
-    """Held emails told in `into` (None: in nothing, as the person no longer wants them)."""
+def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None, note: str = "") -> None:
+    """Held emails told in `into` (None: in nothing, as the person no longer wants them,
+    or `note` says why)."""
     told = [e.pk for e in emails if into is None or e.pk != into.pk]
     if not told:
         return  # (most asks fold nothing: not even a query to build)
@@ -375,7 +376,7 @@ def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None) -> None:
     if into is not None and into._state.adding and batch is not None:
         batch.then.append(lambda: fold(emails, into))  # once `into` has its row
         return
-    note = f"told in email {into.pk}" if into else "not sent: no longer wanted"
+    note = f"told in email {into.pk}" if into else note or "not sent: no longer wanted"
     OutgoingEmail.objects.filter(id__in=told, status=Status.COALESCING).update(
         status=Status.FOLDED, last_error=note
     )
@@ -449,8 +450,12 @@ def send(email_id: int) -> bool:
     if not claimed:
         return False  # sent, being sent, held or failed: someone else's or nobody's
     email = OutgoingEmail.objects.get(id=email_id)
+    note = ""
     try:
-        message(email).send(fail_silently=False)
+        if kinds.of(email.kind).push:
+            note = push.deliver(email)
+        else:
+            message(email).send(fail_silently=False)
     except (smtplib.SMTPException, OSError) as exc:  # OSError: refused, reset, timed out
         _failed(email, exc)
         _hand_on(email)  # the next waits while this one is retried, not once it failed
@@ -460,7 +465,7 @@ def send(email_id: int) -> bool:
         _finish(email, Status.FAILED, last_error=f"{type(exc).__name__}: {exc}")
         _hand_on(email)
         return False
-    _finish(email, Status.SENT, sent_at=timezone.now(), last_error="", next_attempt_at=None)
+    _finish(email, Status.SENT, sent_at=timezone.now(), last_error=note, next_attempt_at=None)
     _hand_on(email)
     return True
 

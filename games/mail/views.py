@@ -1,30 +1,42 @@
 """The pages behind the links in emails: magic links that sign a player in on their
-game, one-click unsubscribe, email preferences, and inviting people by email."""
+game, one-click unsubscribe, email preferences (and the browsers that get push
+notifications), and inviting people by email."""
 
 from __future__ import annotations
 
+import functools
+import json
 from datetime import timedelta
+from pathlib import Path
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
+from django.contrib.staticfiles import finders
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from games.limits import per_period, spend
-from games.mail import compose, notify, outbox, tokens
+from games.mail import compose, notify, outbox, push, tokens
 from games.mail.forms import InviteByEmailForm, NotificationsForm
 from games.middleware import scope_of, scope_session
-from games.models import EmailPreference, Game, MagicLink, Notifications, OutgoingEmail
+from games.models import (
+    EmailPreference,
+    Game,
+    MagicLink,
+    Notifications,
+    OutgoingEmail,
+    PushSubscription,
+)
 from games.show.words import sentence
 from games.visibility import visible_game
 
@@ -154,7 +166,68 @@ def preferences(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, gettext("Your email preferences are saved."))
         return redirect("email_preferences")
-    return render(request, "mail/preferences.html", {"form": form})
+    context = {
+        "form": form,
+        "push_key": push.public_key(),
+        "push_devices": PushSubscription.objects.filter(user=request.user).count(),
+    }
+    return render(request, "mail/preferences.html", context)
+
+
+# --- push notifications (games.mail.push) ---------------------------------------------------
+
+PUSH_BODY_LIMIT = 4096  # a subscription is a few hundred bytes
+
+
+@login_required
+@require_POST
+def push_subscribe(request: HttpRequest) -> HttpResponse:
+    """A browser's push subscription (its PushSubscription.toJSON(), posted by
+    games/static/games/push.js), stored if its endpoint is one the site may post to;
+    a 400 whose "error" says why otherwise, and nothing stored."""
+    assert request.user.is_authenticated  # login_required
+    try:
+        push.subscribe(request.user, _json_body(request))
+    except push.EndpointRefused as refused:
+        return JsonResponse({"error": str(refused)}, status=400)
+    return JsonResponse({"ok": True})
+
+
+@login_required
+@require_POST
+def push_unsubscribe(request: HttpRequest) -> HttpResponse:
+    """Forget this browser's subscription ({"endpoint": ...})."""
+    assert request.user.is_authenticated  # login_required
+    body = _json_body(request)
+    endpoint = body.get("endpoint") if isinstance(body, dict) else None
+    forgotten = push.unsubscribe(request.user, endpoint)
+    return JsonResponse({"ok": True, "forgotten": forgotten})
+
+
+def _json_body(request: HttpRequest) -> object:
+    """The request's JSON, or None if it is too long or not JSON."""
+    if len(request.body) > PUSH_BODY_LIMIT:
+        return None
+    try:
+        return json.loads(request.body)
+    except ValueError:
+        return None
+
+
+@require_safe
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker that shows a push (games/static/games/sw.js), served from the
+    site's root: its scope is the whole site, so a push opens any game's page."""
+    response = HttpResponse(_service_worker_text(), content_type="text/javascript")
+    response["Cache-Control"] = "no-cache"  # a new version reaches the browsers at once
+    return response
+
+
+@functools.cache
+def _service_worker_text() -> str:
+    path = finders.find("games/sw.js")
+    assert isinstance(path, str), "games/static/games/sw.js is missing"
+    return Path(path).read_text(encoding="utf-8")
 
 
 # --- invitations by email ---------------------------------------------------------------------

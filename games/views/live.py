@@ -11,7 +11,9 @@ comes from anywhere but `games.show.presenter.present`.
   lobby's version (of all my games and all open games, whatever page the lobby shows).
 - `/games/<id>/live/`: the count and the game page's version, for the viewer; an
   invite-only game they may not see is a 404, as its page is. A session a magic link
-  opened polls its game here too, without the count (games.middleware).
+  opened polls its game here too, without the count (games.middleware). A visible page
+  says so (`?visible=1`): a seated person's look is recorded in the cache
+  (games.watching), and the "waits for you" email waits for them to miss a phase.
 
 A version is an opaque digest (games.views.lists): it says that something changed,
 never what. The page was drawn with the version of its moment (`data-live-version`).
@@ -26,6 +28,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotModif
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from games import watching
 from games.context_processors import YOUR_MOVE_SQL, your_move_count
 from games.middleware import scope_of
 from games.models import Game, Seat
@@ -41,11 +44,12 @@ FROM {_GAMES} g LEFT JOIN {_SEATS} s ON s.game_id = g.id AND s.user_id = %s
 WHERE g.id = %s"""
 
 
-def game_poll(request: HttpRequest, game_id: int) -> tuple[dict[str, Any], int]:
-    """The game page's version for the requesting person, and their "your move" count,
-    in one query of the live marks the writes keep (games.models `Game.live_mark`: what
-    everyone reads of the game; `Seat.live_mark`: what their seat alone reads, by the
-    one rule of reading), so what the reader may not see, or muted, changes nothing.
+def game_poll(request: HttpRequest, game_id: int) -> tuple[dict[str, Any], int, bool]:
+    """The game page's version for the requesting person, their "your move" count and
+    whether they are seated, in one query of the live marks the writes keep
+    (games.models `Game.live_mark`: what everyone reads of the game; `Seat.live_mark`:
+    what their seat alone reads, by the one rule of reading), so what the reader may
+    not see, or muted, changes nothing.
     A 404 as the page if they may not see the game (only an invite-only game asks)."""
     user_id = request.user.pk if request.user.is_authenticated else None
     with connection.cursor() as cursor:
@@ -57,7 +61,7 @@ def game_poll(request: HttpRequest, game_id: int) -> tuple[dict[str, Any], int]:
     if invite_only:
         visible_game(request, Game.objects.only("pk", "invite_only"), pk=game_id)
     version = {"version": digest(marks), "phase": phase, "status": status}
-    return version, (int(count) if user_id is not None else 0)
+    return version, (int(count) if user_id is not None else 0), marks[1] is not None
 
 
 def answer(request: HttpRequest, body: dict[str, Any]) -> HttpResponse:
@@ -83,8 +87,13 @@ def live(request: HttpRequest) -> HttpResponse:
 @never_cache
 @require_safe
 def game_live(request: HttpRequest, game_id: int) -> HttpResponse:
-    version, count = game_poll(request, game_id)
+    """`?visible=1`: the page is open and visible (live.js): a seated person's look is
+    recorded (games.watching: a cache write, no query), so that the page, not an email,
+    tells them of a phase that needs them."""
+    version, count, seated = game_poll(request, game_id)
     body: dict[str, Any] = {"game": version}
+    if seated and request.GET.get("visible") == "1":
+        watching.saw(game_id, request.user.pk)
     if scope_of(request) is None:  # a magic link's session sees no count of other games
         body["your_move"] = count
     return answer(request, body)

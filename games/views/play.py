@@ -88,7 +88,7 @@ def _load(request: HttpRequest, game_id: int) -> Presentation:
 def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
     # The version first: a change made while the page is drawn makes the page fetch
     # itself once more, never leaves it behind (games/static/games/live.js).
-    poll, counted = game_poll(request, game_id)
+    poll, counted, _ = game_poll(request, game_id)
     setattr(request, COUNTED, counted)  # the navigation's count, from the same query
     version = poll["version"]
     shown = _load(request, game_id)

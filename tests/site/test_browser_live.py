@@ -17,8 +17,9 @@ import pytest
 from playwright.sync_api import Page, Route, expect
 
 from engine.game import default_move
-from games import chat, services
-from games.models import Game, Seat
+from games import chat, services, watching
+from games.mail import notify
+from games.models import Game, OutgoingEmail, Seat
 from tests.site.browser import record_requests
 from tests.site.conftest import three_player_game
 from tests.site.test_browser_phone import log_in
@@ -282,3 +283,21 @@ def test_a_page_whose_reader_sees_nothing_new_does_not_fetch_itself(open_as, gam
     chat.post(game.pk, seats["ochre"].user_id, "Bob talks to the table")
     expect(page.locator("#chat")).to_contain_text("Bob talks to the table", timeout=WAIT)
     assert count("") >= 1 and not_reloaded(page)
+
+
+def test_a_phase_that_needs_a_watcher_is_told_by_the_page_not_by_email(open_as, game, alice):
+    """Issue 24: alice has the game page open and visible; its polls say so (visible=1),
+    and the "waits for you" email of a phase that needs her waits, held, while the page
+    shows what is asked of her. bob and charlie, who are not watching, are emailed."""
+    path = f"/games/{game.pk}/live/"
+    page = open_as("alice", f"/games/{game.pk}/")
+    with page.expect_response(lambda r: urlsplit(r.url).path == path, timeout=WAIT) as polled:
+        pass
+    assert "visible=1" in polled.value.url
+    assert watching.seen_at(game.pk, alice.pk) is not None
+    notify.phase_changed(game.pk, game.phase_number)
+    expect(page.locator("#play")).to_contain_text("Your move")
+    mine = OutgoingEmail.objects.filter(user=alice, game=game)
+    assert list(mine.values_list("kind", "status")) == [("your_turn_owed", "coalescing")]
+    others = OutgoingEmail.objects.filter(game=game, kind="your_turn").exclude(user=alice)
+    assert others.count() == 2

@@ -38,9 +38,18 @@ from django.utils import timezone
 from engine.ai import RandomPlayer
 from engine.moves import EndAlliance
 from engine.notation import format_move, parse_move
-from games import chat, services, tasks
+from games import chat, deadlines, services, tasks, watching
 from games.mail import compose, notify, outbox
-from games.models import Game, Message, OutgoingEmail, PendingSubmission, Reminder, Seat
+from games.models import (
+    Event,
+    Game,
+    Message,
+    Notifications,
+    OutgoingEmail,
+    PendingSubmission,
+    Reminder,
+    Seat,
+)
 from games.show.presenter import present
 from tests.site.test_email_game import receive_in_process, recipient, reply, text_of
 from tests.site.test_emails import decide_all, fresh, seat, sent_to
@@ -50,6 +59,7 @@ pytestmark = pytest.mark.django_db
 Status = OutgoingEmail.Status
 
 TARGET = 1.1  # emails per phase that awaited the person
+HOURS = timedelta(hours=2)  # bob's absence
 KIND_HEADER = getattr(compose, "KIND_HEADER", "X-Lowenherz-Kind")  # so it runs on older code
 MAX_STEPS = 2000
 # Table talk in the whole games: at one step in TALK_EVERY, the next of TALK in turn:
@@ -72,6 +82,14 @@ TALK = (
     ("red", "beside", ""),
 )
 BY_EMAIL = ("red", "ochre")  # alice and bob; charlie (lilac) plays on the web
+# Deadline notices in the whole games (issue 24): alice, the creator, extends the deadline
+# at one step in EXTEND_EVERY; bob is away for the steps in AWAY (the sweep's absences
+# step runs at each: every phase that waits for him while he is away is extended).
+EXTEND_EVERY = 11
+AWAY = range(40, 60)
+# charlie has the game page open and visible for WATCH steps, then not for as many, in
+# turn (issue 24: who watches is told by the page, not by email).
+WATCH = 10
 
 
 @pytest.fixture(autouse=True)
@@ -184,6 +202,10 @@ class Cadence:
 
     awaited: Counter[str] = field(default_factory=Counter)
     received: Counter[str] = field(default_factory=Counter)
+    everything: Counter[str] = field(default_factory=Counter)
+    lone_notices: Counter[str] = field(default_factory=Counter)
+    extensions: int = 0
+    watched_steps: int = 0
     lone_confirmations: Counter[str] = field(default_factory=Counter)
     moves_by_email: Counter[str] = field(default_factory=Counter)
     lone_messages: Counter[str] = field(default_factory=Counter)
@@ -196,21 +218,31 @@ class Cadence:
         people = [who] if who else list(self.awaited)
         return sum(self.received[p] for p in people) / sum(self.awaited[p] for p in people)
 
+    def all_per_ask(self) -> float:
+        """Every email received, the game-over ones and every notice included, per phase
+        that awaited a person."""
+        return sum(self.everything.values()) / sum(self.awaited.values())
+
     def report(self) -> str:
         return (
             ", ".join(
                 f"{p.partition('@')[0]} {self.per_ask(p):.2f}"
                 f" ({self.lone_confirmations[p]} confirmations alone of "
                 f"{self.moves_by_email[p]} moves by email, "
-                f"{self.lone_messages[p]} emails of messages alone)"
+                f"{self.lone_messages[p]} emails of messages alone, "
+                f"{self.lone_notices[p]} extension emails alone)"
                 for p in self.awaited
             )
             + f"; all {self.per_ask():.2f}"
+            + f"; everything counted {self.all_per_ask():.2f}"
             + f"; {len(self.spoken)} messages, {self.quiet_hours} hours of quiet"
+            + f", {self.extensions} extensions, {self.watched_steps} steps watched"
         )
 
 
-def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int, talk: bool = True) -> Cadence:
+def play_whole_game(
+    alice, bob, charlie, smtp, pace: str, seed: int, talk: bool = True, notices: bool = True
+) -> Cadence:
     game = services.create_game(
         alice,
         name="Cadence",
@@ -259,6 +291,30 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int, talk: bool 
         cadence.spoken.append(spoken)
         return True
 
+    def watches(step: int) -> bool:
+        """Whether charlie has the game page open and visible at this step (its poll
+        says so: games.watching); else he looked last an hour ago."""
+        if not notices or (step // WATCH) % 2:
+            watching.saw(game.pk, charlie.pk, now=timezone.now() - timedelta(hours=1))
+            return False
+        watching.saw(game.pk, charlie.pk)
+        return True
+
+    def deadline_notices(step: int) -> None:
+        """alice extends the deadline now and then; bob is away for a while."""
+        if not notices:
+            return
+        if step % EXTEND_EVERY == EXTEND_EVERY - 1:
+            deadlines.extend_deadline(game.pk, alice, 1 + step % 24)
+        if step == AWAY.start:
+            Notifications.objects.update_or_create(
+                user=bob,
+                defaults={"away_from": timezone.now(), "away_until": timezone.now() + HOURS},
+            )
+        if step == AWAY.stop:
+            Notifications.objects.filter(user=bob).update(away_until=None, away_from=None)
+        deadlines.settle_absences(timezone.now())  # the sweep's step
+
     for step in range(MAX_STEPS):
         game = fresh(game)
         if game.is_finished:
@@ -266,6 +322,9 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int, talk: bool 
         if game.phase_number not in seen:  # each phase once: who it awaits
             seen.add(game.phase_number)
             awaited.update(seats[c].user.email for c in game.waiting if seats[c].user)
+        watched = watches(step)
+        cadence.watched_steps += watched
+        deadline_notices(step)
         quiet = say(step)
         done = set(
             PendingSubmission.objects.filter(game=game, phase_number=game.phase_number).values_list(
@@ -295,6 +354,8 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int, talk: bool 
             services.submit(game.pk, seat_.pk, parse_move(brain_move(brains[colour], game, colour)))
         if services.resolve(game.pk, game.phase_number):  # the worker, within seconds
             notify.phase_changed(game.pk, fresh(game).phase_number)
+            if watched:  # his page's next poll shows him the new phase
+                watching.saw(game.pk, charlie.pk)
         mail += deliver(smtp)
         if pace == "slow":  # the next move comes after the confirmation's window; after
             # a message without a move, an hour later (the owed messages go)
@@ -310,6 +371,11 @@ def play_whole_game(alice, bob, charlie, smtp, pace: str, seed: int, talk: bool 
     over = Counter(recipient(m) for m in mail if is_game_over(m))
     assert all(over[p] == 1 for p in people), over
     cadence.received.update(recipient(m) for m in mail if not is_game_over(m))
+    cadence.everything.update(recipient(m) for m in mail)
+    cadence.lone_notices.update(
+        recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "deadline_extended"
+    )
+    cadence.extensions = Event.objects.filter(game=game, kind="deadline_extended").count()
     cadence.lone_confirmations.update(
         recipient(m) for m in mail if str(m[KIND_HEADER] or "") == "move_accepted"
     )
@@ -330,8 +396,12 @@ def test_a_person_gets_at_most_about_one_email_per_phase_that_awaits_them(
 ):
     cadence = play_whole_game(alice, bob, charlie, smtp, pace, seed=7)
     print(
-        f"\nemails per phase that awaited the person ({pace}, with table talk): {cadence.report()}"
+        f"\nemails per phase that awaited the person ({pace}, with table talk, extensions, "
+        f"an absence and a watcher): {cadence.report()}"
     )
+    assert cadence.extensions > 3 and cadence.watched_steps > 0, cadence.report()
+    if pace == "fast":  # every email counted, the final scores and the notices too
+        assert cadence.all_per_ask() <= TARGET, cadence.report()
     for person in cadence.awaited:
         if pace == "fast":  # everything rides in the next ask, the messages too
             assert cadence.per_ask(person) <= TARGET, cadence.report()

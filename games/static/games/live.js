@@ -10,6 +10,9 @@
    no input ([data-live-part]) are swapped, and if the phase moved on a notice says so,
    with a button to reload. No framework, no inline script or style (the site's CSP).
 
+   Each poll of a visible page says so (visible=1): the site records that its reader is
+   watching (games.watching) and holds back the "waits for you" email for a while.
+
    The notice's words come from <body> in the reader's language (templates/base.html:
    data-live-reload, data-live-moved with its "{sentence}", data-live-changed). */
 (function () {
@@ -201,7 +204,11 @@
     busy = true;
     var headers = { "Accept": "application/json" };
     if (etag) { headers["If-None-Match"] = etag; }
-    fetch(url, { headers: headers, credentials: "same-origin", cache: "no-store",
+    // A visible page says so: the site then tells its reader of a phase that needs them
+    // here, and emails them only if they stop looking (games.watching).
+    var visible = document.visibilityState === "visible";
+    var asked = visible ? url + (url.indexOf("?") < 0 ? "?" : "&") + "visible=1" : url;
+    fetch(asked, { headers: headers, credentials: "same-origin", cache: "no-store",
                  redirect: "error" })
       .then(function (response) {
         if (response.status === 404 || response.status === 403) { stopped = true; }
