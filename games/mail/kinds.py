@@ -59,6 +59,8 @@ KINDS: dict[str, Kind] = {
     # Told in the next email of the game, or by "messages" once due.
     "message_owed": Kind(threaded=True, mute_link=True, owed_news=True, template=""),
     "deadline_extended": Kind(threaded=True, digest=True, mute_link=True),
+    # The table is asked to vote (games.votes): at once, since the vote closes soon.
+    "vote_proposed": Kind(threaded=True, mute_link=True),
     # Answers to a person's email.
     "move_accepted": Kind(threaded=True, transactional=True),
     "move_refused": Kind(threaded=True, transactional=True),

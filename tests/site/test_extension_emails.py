@@ -1,5 +1,6 @@
-"""Every player is told of an extension (issue 10): who extended the deadline and until
-when, in each reader's own time zone, once, through the outbox, in the game's thread.
+"""Every player is told of an extension (issue 10): who extended the deadline (the table's
+vote, issue 24, or an absence) and until when, in each reader's own time zone, once,
+through the outbox, in the game's thread.
 
 The emails are rows of the transaction that moved the deadline (`games.deadlines` sends
 `deadline_extended` under the game's row lock; `games.mail.compose` queues them), so
@@ -17,9 +18,9 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from games import deadlines, services
+from games import deadlines, services, votes
 from games.mail import compose, notify
-from games.models import EmailPreference, Event, Game, Notifications, OutgoingEmail
+from games.models import EmailPreference, Event, Game, Notifications, OutgoingEmail, Seat
 from tests.site.test_deadlines import (
     HOUR,
     at_once,
@@ -55,7 +56,13 @@ def local(moment: datetime, zone: str) -> str:
 
 
 def extend(game: Game, user: User, hours: int) -> datetime:
-    deadline = deadlines.extend_deadline(game.pk, user, hours).deadline
+    """The table extends the deadline (games.votes): `user` proposes, and the yes of the
+    next person seated makes the majority of three."""
+    votes.propose(game.pk, user, "extend", hours)
+    other = Seat.objects.filter(game=game, user__isnull=False).exclude(user=user).first()
+    assert other is not None and other.user is not None
+    votes.cast(game.pk, other.user, True)
+    deadline = fresh(game).deadline
     assert deadline is not None
     return deadline
 
@@ -64,7 +71,7 @@ def extend(game: Game, user: User, hours: int) -> datetime:
 
 
 def test_every_seated_person_gets_one_email_saying_who_and_until_when(game, alice, bob, charlie):
-    deadline = extend(game, alice, 5)
+    deadline = extend(game, alice, 5)  # alice proposes, bob's yes passes it
     zones = {alice: "Europe/Berlin", bob: "America/New_York", charlie: "UTC"}
     for person, zone in zones.items():
         (email,) = told(person)
@@ -72,7 +79,7 @@ def test_every_seated_person_gets_one_email_saying_who_and_until_when(game, alic
         assert email.subject == "Löwenherz: Test game"  # the game's thread
         root = f"<game-{game.pk}-{fresh(game).mail_thread}@{settings.REPLY_DOMAIN}>"
         assert email.headers["In-Reply-To"] == root == email.headers["References"]
-        who = "You extended" if person == alice else "Alice, the game's creator, extended"
+        who = "The table voted to extend"
         for body in (email.text, html.unescape(email.html)):
             assert f"{who} the deadline by 5 hours." in body
             assert (
@@ -141,7 +148,7 @@ def test_a_digest_reader_finds_it_in_the_digest(game, alice, bob):
     assert "The game still waits for your move" in held.text
     assert notify.send_digests(held.created_at + timedelta(days=1)) == 1
     (digest,) = OutgoingEmail.objects.filter(user=bob, kind="digest")
-    assert "Alice, the game's creator, extended the deadline by 5 hours." in digest.text
+    assert "The table voted to extend the deadline by 5 hours." in digest.text
 
 
 def test_an_absence_extension_is_told_too(game, bob):
@@ -180,27 +187,31 @@ def test_two_sweeps_at_once_tell_an_absence_extension_once(game, bob, monkeypatc
 
 
 def test_extensions_close_together_make_one_email_with_the_final_deadline(
-    game, alice, bob, charlie
+    game, alice, bob, charlie, settings
 ):
+    settings.VOTE_CHANGES_PER_PHASE = settings.VOTE_PROPOSALS_PER_PHASE = 3
     extend(game, alice, 24)
     final = extend(game, alice, 24)  # a second click before the first email left
     for person in (alice, bob, charlie):
         first, second = told(person)
         assert first.status == Status.FOLDED and second.status == Status.QUEUED
         zone = person.profile.time_zone
-        assert second.text.count("extended the deadline by 24 hours.") == 2
+        assert second.text.count("voted to extend the deadline by 24 hours.") == 2
         assert f"The deadline is now {local(final, zone)}" in second.text
     # a third, after the email had left: a new email follows the one sent
     OutgoingEmail.objects.filter(kind=KIND, status=Status.QUEUED).update(status=Status.SENT)
     extend(game, alice, 1)
     assert [e.status for e in told(bob)] == [Status.FOLDED, Status.SENT, Status.QUEUED]
-    assert told(bob)[-1].text.count("extended the deadline by") == 1
+    assert told(bob)[-1].text.count("voted to extend the deadline by") == 1
 
 
-def test_the_creators_button_tells_everyone(client, game, alice, bob, charlie):
+def test_the_vote_buttons_tell_everyone(client, game, alice, bob, charlie):
     log_in(client, alice)
-    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": "5"}, follow=True)
-    assert "the players are told by email" in response.content.decode()
+    client.post(reverse("propose", args=[game.pk]), {"kind": "extend", "amount": "5"})
+    assert [len(told(p)) for p in (alice, bob, charlie)] == [0, 0, 0]  # asked, not done
+    log_in(client, bob)
+    response = client.post(reverse("vote", args=[game.pk]), {"vote": "yes"}, follow=True)
+    assert "The table said yes" in response.content.decode()
     assert [len(told(p)) for p in (alice, bob, charlie)] == [1, 1, 1]
     assert fresh(game).deadline == game.deadline + 5 * HOUR
 
@@ -216,6 +227,16 @@ def test_the_sentence_names_who_extended_it_to_each_reader(game, alice, bob):
     assert (
         sentence(by_creator, seat(game, bob), names, None)
         == "The game's creator extended the deadline by 1 hour."
+    )
+    by_vote = {"kind": "deadline_extended", "reason": "vote", "hours": 2, "deadline": "x"}
+    assert (
+        sentence(by_vote, seat(game, bob), names, alice)
+        == "The table voted to extend the deadline by 2 hours."
+    )
+    paused = {"kind": "paused", "reason": "vote", "days": 1, "deadline": "x", "until": "x"}
+    assert (
+        sentence(paused, seat(game, bob), names, None)
+        == "The table voted to pause the phase for 1 day."
     )
     for_absence = {"reason": "away", "players": ["ochre", "lilac"], "deadline": "x"}
     assert (
