@@ -260,6 +260,10 @@ _STRONG = (
     ("reply to this email with a corrected move", ""),
     ("until everybody's submission is in", ""),
     ('a reply line starting with "say" writes to everyone', ""),
+    ("reply to this email with one of these lines above the quoted text", ""),
+    ("", " asks the table to extend the deadline by "),
+    ("", " asks the table to pause the phase for "),
+    ("the vote is open until ", ", or until the phase ends."),
     ("talk to the table: a reply line starting with say", ""),
     *((example.lower(), "") for example in TALK_EXAMPLES),
 )
@@ -274,9 +278,10 @@ _STRONG_HEADINGS = frozenset(
         "open the game, signed in",
         "(earlier events: see the game page.)",
         "talk to the table",
+        "how to vote",
     }
 )
-_WEAK_STARTS = ("deadline:", "ducats:", "the game: http")
+_WEAK_STARTS = ("deadline:", "waiting for:", "ducats:", "the game: http")
 _WEAK_LINES = frozenset({"scores", "next", "nothing yet.", "nothing new."})
 # a score line: "Alice (red) (you): power 3, 5 ducats, 2 politics cards"
 _SCORE_LINE = re.compile(r"[^:]{1,120}\): power \d+.*")

@@ -21,7 +21,7 @@ from django.utils import timezone
 from engine import game as engine
 from engine.notation import format_move
 from games import services, votes
-from games.mail import notify
+from games.mail import notify, replies
 from games.mail.inbound import Verdict, handle_message
 from games.mail.tokens import reply_address
 from games.models import Ballot, DeadlineVote, Event, Game, OutgoingEmail, Profile, Reminder, Seat
@@ -463,6 +463,15 @@ def test_the_examples_of_a_quoted_call_to_vote_are_no_vote(game, alice, bob):
     answer = handle_message(reply("Thanks, I will think.\n\n" + quoted(asked.text), game, bob))
     assert answer.verdict == Verdict.REFUSED  # no command: the quote's lines are not read
     assert Ballot.objects.count() == 1
+
+
+def test_a_quoted_call_to_vote_is_cut_even_without_its_marker_and_original(game, alice, bob):
+    """A client that dropped the marker line, and a reply whose email the outbox no longer
+    keeps: the lines only the site writes still say where the quote begins."""
+    votes.propose(game.pk, alice, "extend", 24)
+    (asked,) = OutgoingEmail.objects.filter(kind="vote_proposed", user=bob)
+    body = asked.text.split("\n", 2)[2]  # without "## Reply above this line ##"
+    assert replies.strip_quoted(f"vote no\n\n{body}").strip() == "vote no"
 
 
 @pytest.mark.parametrize(
