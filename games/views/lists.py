@@ -20,9 +20,10 @@ from typing import Any
 from django.db.models import Count, F, IntegerField, OuterRef, QuerySet, Subquery, Window
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest
+from django.utils import timezone
 
 from games.context_processors import my_games
-from games.models import Game, PendingSubmission, Seat
+from games.models import PERSON, Game, PendingSubmission, Seat, away_q
 
 MY_GAMES_PAGE = 25  # my games shown per page (those waiting for me first), as the archive's
 OPEN_GAMES_PAGE = 25  # open games shown per page, the newest first (`?open=`)
@@ -97,6 +98,13 @@ def count_of(rows: QuerySet[Any]) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), 0)
 
 
+def away_now() -> Coalesce:
+    """How many of a game's (OuterRef) people are away now: "Waiting for" names them as
+    away, so an open page fetches itself again when one goes away or comes back."""
+    seats = Seat.objects.filter(PERSON, away_q(timezone.now(), "user__notifications__"))
+    return count_of(seats.filter(game=OuterRef("pk")))
+
+
 def _page_number(raw: str | None) -> int:
     """`?page=` as a number (1 when there is none or it is not one)."""
     try:
@@ -118,9 +126,10 @@ def _my_page(request: HttpRequest, number: int) -> list[Any]:
                     game=OuterRef("pk"), phase_number=OuterRef("phase_number")
                 )
             ),
+            away=away_now(),
             total=Window(Count("pk")),
         )
-        .values_list("pk", *GAME_COLUMNS, "seated", "submitted", "total")[
+        .values_list("pk", *GAME_COLUMNS, "seated", "submitted", "away", "total")[
             start : start + MY_GAMES_PAGE
         ]
     )

@@ -29,7 +29,7 @@ from django.views.decorators.http import require_safe
 from games.context_processors import your_move_count
 from games.middleware import scope_of
 from games.models import IN_PERSON, Event, Game, Message, PendingSubmission, Seat
-from games.views.lists import GAME_COLUMNS, count_of, digest, lobby_version
+from games.views.lists import GAME_COLUMNS, away_now, count_of, digest, lobby_version
 from games.visibility import visible_game
 
 
@@ -62,9 +62,18 @@ def game_version(request: HttpRequest, game_id: int) -> dict[str, Any]:
             OuterRef("pk"), "index"
         ),
         last_message=Message.objects.visible_to(seat).newest_in(OuterRef("pk")),
+        away=away_now(),
     )
     game = visible_game(request, games, pk=game_id)
-    shown = ("seated", "computers", "submitted", "my_submission", "last_event", "last_message")
+    shown = (
+        "seated",
+        "computers",
+        "submitted",
+        "my_submission",
+        "last_event",
+        "last_message",
+        "away",
+    )
     parts = [getattr(game, name) for name in (*GAME_COLUMNS, *shown)]
     parts.append(seat.muted_colours if seat is not None else None)
     return {"version": digest(parts), "phase": game.phase_number, "status": game.status}

@@ -153,3 +153,22 @@ def test_an_away_players_email_says_the_game_is_paused(game, bob):
         assert "The game is paused while Bob is away" in email.text
     sweep_at(now=now + MINUTE)
     assert fresh(game).paused and fresh(game).deadline is None
+
+
+def test_an_open_page_follows_a_player_going_away_and_coming_back(client, game, alice, bob):
+    """The game page's and the lobby's versions change with who is away now (the "Waiting
+    for" they show), though no row of the game changed."""
+    log_in(client, alice)
+    lobby = reverse("live") + "?lobby=1"
+
+    def versions() -> tuple[str, str]:
+        page = client.get(reverse("game_live", args=[game.pk])).json()["game"]["version"]
+        return page, client.get(lobby).json()["lobby"]
+
+    before = versions()
+    now = timezone.now()
+    away(bob, now - HOUR, now + DAY)
+    gone = versions()
+    away(bob, now - DAY, now - HOUR)  # back
+    assert gone[0] != before[0] and gone[1] != before[1]
+    assert versions() == before
