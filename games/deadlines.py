@@ -1,7 +1,7 @@
 """Deadlines, absences and stand-ins (RULES 9): what the beat sweeper does every minute
-(`games.tasks.sweep_once`; reminders are the email wing's, `games.mail.notify`), and the
-two things people do about deadlines (the creator extends one; a person takes their
-seat back from the computer standing in).
+(`games.tasks.sweep_once`; reminders are the email wing's, `games.mail.notify`), what
+the table's vote does to a deadline (extends it, or pauses the phase: `games.votes`
+decides whether), and a person taking their seat back from the computer standing in.
 
 Deadlines are never ETA tasks (they can be days long): they are `Game.deadline` and
 `Reminder.due_at`, both indexed, swept every minute. Every query of the sweep goes
@@ -9,23 +9,30 @@ through an index that holds only what may be due (running games by deadline, pau
 games, people away, games owed work, unsent reminders, emails due), so a sweep costs what
 is due, not what is running (issue 11). The reminders are armed where a deadline is set
 or moved, in its transaction (`services.deadline_set`, received by `games.mail.notify`):
-here when an absence ends or extends it, the creator extends it, or a person takes their
-seat back from the computer. Every step may run in two sweeps at once and acts once: a
-game is changed only under its row lock, taken with `skip_locked` (another sweep, or a
-resolve, holding it means the game is being dealt with; the next sweep looks again), and
-reminders are claimed the same way, a seat at a time.
+here when an absence or a pause ends or extends it, the table votes an extension or a
+pause, or a person takes their seat back from the computer. Every step may run in two
+sweeps at once and acts once: a game is changed only under its row lock, taken with
+`skip_locked` (another sweep, or a resolve, holding it means the game is being dealt
+with; the next sweep looks again), and reminders are claimed the same way, a seat at a
+time.
 
 Decisions:
-- A pause for an absence sets the deadline aside: `deadline` is None while paused, and
-  the remaining time is kept in the "paused" event of the game's log (which players
-  see); resuming restores exactly that time. A pause is lifted only by this module, and
-  only if it made it (the game's last pause event is its own).
+- A pause (for an absence, or voted by the table) sets the deadline aside: `deadline`
+  is None while paused, and the remaining time is kept in the "paused" event of the
+  game's log (which players see); resuming restores exactly that time. A pause is lifted
+  only by this module, and only if it made it (the game's last pause event is its own).
+  A pause the table voted for (`Game.paused_until`) ends at that time, from which the
+  remaining time runs (the deadline its emails told), or with its phase; absences wait
+  for its end, then pause or extend as the game says.
+- The deadline an email states is the one that holds: before a phase's emails are
+  written, its absences are settled (`settle_before_telling`), not a minute later.
 - Missed deadlines in a row: counted at a deadline for every awaited person without a
   submission (and a stand-in takes the seat at the game's limit; 0 means never); reset
   to 0 at a deadline for those who did submit, by taking the seat back, and by any
   submission a person makes (`services.submit`).
 - Away means `away_until` is set and in the future, and `away_from` is unset or past.
-- A deadline moved later (by the creator, or for an absence) is announced with
+- A deadline moved later (by the table's vote, or for an absence) or a phase paused by
+  the table's vote is announced with
   `deadline_extended`, under the game's row lock and inside the transaction that moved
   it: the mail wing (`games.mail.compose`, which this module may not import) queues the
   emails that tell every player in the same commit, or none if it rolls back.
@@ -38,6 +45,7 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
@@ -54,8 +62,10 @@ from games.models import (
     Notifications,
     PendingSubmission,
     Seat,
+    away_q,
+    is_away,
 )
-from games.services import MAX_DEADLINE_HOURS, GameError
+from games.services import GameError
 
 logger = logging.getLogger(__name__)
 
@@ -91,21 +101,6 @@ def _note(game: Game, kind: str, **data: Any) -> Event:
     return services.note_event(game, kind, **data)
 
 
-def away_q(now: datetime) -> Q:
-    return Q(away_until__gt=now) & (Q(away_from__isnull=True) | Q(away_from__lte=now))
-
-
-def is_away(user: User | None, now: datetime) -> bool:
-    """The same test as `_away_q`, on a loaded row."""
-    n = getattr(user, "notifications", None)
-    return (
-        n is not None
-        and n.away_until is not None
-        and now < n.away_until
-        and (n.away_from is None or n.away_from <= now)
-    )
-
-
 def submitted(seat_ref: Any, phase_ref: Any) -> Exists:
     return Exists(PendingSubmission.objects.filter(seat=seat_ref, phase_number=phase_ref))
 
@@ -121,13 +116,27 @@ def _in_waiting_order(game: Game, seats: Iterable[Seat]) -> list[Seat]:
     return sorted(seats, key=lambda s: game.waiting.index(s.colour))
 
 
-# --- absences ------------------------------------------------------------------------------
+# --- absences and pauses -------------------------------------------------------------------
+
+
+def mark_absences_turning(now: datetime) -> None:
+    """The games of the people whose absence began or ended since the sweep before (with
+    a sweep's margin): their pages name them as away, or no longer, though no row of the
+    game changed, so the games' live marks move on (`Game.live_mark`) as a write would."""
+    since = now - timedelta(seconds=2 * settings.RECOVERY_INTERVAL_SECONDS)
+    turning = Q(away_from__gt=since, away_from__lte=now) | Q(
+        away_until__gt=since, away_until__lte=now
+    )
+    people = Notifications.objects.filter(turning).values("user_id")
+    going = [Game.Status.OPEN, Game.Status.RUNNING]
+    Game.objects.filter(status__in=going, seats__user_id__in=people).update()
 
 
 def settle_absences(now: datetime) -> None:
-    """The running games paused for an absence (to resume) and those seating a person
-    away now (to pause or extend): two indexed lookups (`game_paused`; the people away
-    through `notifications_away`, then their seats), never a scan of the running games."""
+    """The running games paused (for an absence, or by the table's vote: to resume) and
+    those seating a person away now (to pause or extend): two indexed lookups
+    (`game_paused`; the people away through `notifications_away`, then their seats),
+    never a scan of the running games."""
     paused = Game.objects.filter(status=Game.Status.RUNNING, paused=True)
     away = Seat.objects.filter(
         game__status=Game.Status.RUNNING,
@@ -140,19 +149,77 @@ def settle_absences(now: datetime) -> None:
 def _settle_absence(game_id: int, now: datetime) -> None:
     with transaction.atomic():
         game = _locked(Game.objects.filter(pk=game_id, status=Game.Status.RUNNING))
-        if game is None:
+        if game is not None:
+            settle(game, now)
+
+
+def settle(game: Game, now: datetime, *, announce: bool = True) -> None:
+    """The game's pause and absences as they stand at `now` (the caller holds the game's
+    row lock). A pause the table voted for ends at its time or with its phase; while it
+    holds, absences wait. Then a person the phase waits for who is away (and has not
+    submitted) pauses the game or extends its deadline (`Game.on_absence`), and a game
+    paused for an absence resumes once nobody it waits for is away. `announce` False: an
+    extension is noted in the log, not announced with `deadline_extended`, since the
+    emails written next tell it (`settle_before_telling`)."""
+    if game.status != Game.Status.RUNNING:
+        return
+    if game.paused_by_vote:
+        if not _vote_pause_over(game, now):
             return
-        away = list(
-            unanswered(game)
-            .filter(IN_PERSON, user__notifications__in=Notifications.objects.filter(away_q(now)))
-            .select_related("user__notifications")
-        )
-        if not away:
-            _resume(game, now)
-        elif game.on_absence == "pause":
-            _pause(game, away, now)
-        else:
-            _extend_for_absence(game, away, now)
+        _resume(game, now)
+    away = list(away_and_awaited(game, now))
+    if not away:
+        _resume(game, now)
+    elif game.on_absence == "pause":
+        _pause(game, away, now)
+    else:
+        _extend_for_absence(game, away, now, announce=announce)
+
+
+def settle_before_telling(game: Game, now: datetime) -> None:
+    """Before the emails of a phase are written (games.mail.notify, under the game's row
+    lock): what the sweep would settle a minute later is settled first, so that no email
+    states a deadline that an absence, or the end of a pause, changes right after (issue
+    24). The seats are the caller's, loaded with their people's absences and whether
+    they submitted (`services.with_submitted`): no query unless the game is paused or a
+    person it waits for is away."""
+    if game.paused or any(_is_away_and_awaited(game, seat, now) for seat in game.seats.all()):
+        settle(game, now, announce=False)
+
+
+def away_and_awaited(game: Game, now: datetime) -> QuerySet[Seat]:
+    """The seats the phase waits for whose person plays them, is away now and has not
+    submitted: the absences that pause the game or extend its deadline."""
+    people_away = Notifications.objects.filter(away_q(now))
+    return (
+        unanswered(game)
+        .filter(IN_PERSON, user__notifications__in=people_away)
+        .select_related("user__notifications")
+    )
+
+
+def _is_away_and_awaited(game: Game, seat: Seat, now: datetime) -> bool:
+    """`away_and_awaited` of a loaded seat (not known to have submitted: it may have)."""
+    return (
+        seat.colour in game.waiting
+        and seat.plays_in_person
+        and not vars(seat).get("has_submitted", False)
+        and is_away(seat.user, now)
+    )
+
+
+def _last_pause(game: Game) -> Event | None:
+    """The game's last "paused" or "resumed" event: what a pause left of its phase's
+    time, and in which phase it began."""
+    return game.events.filter(kind__in=["paused", "resumed"]).order_by("-index").first()
+
+
+def _vote_pause_over(game: Game, now: datetime) -> bool:
+    """The table's pause has run its time, or its phase is over (the next phase has a
+    deadline of its own)."""
+    assert game.paused_until is not None  # paused by vote
+    last = _last_pause(game)
+    return now >= game.paused_until or last is None or last.phase_number != game.phase_number
 
 
 def _pause(game: Game, away: list[Seat], now: datetime) -> None:
@@ -175,20 +242,26 @@ def _pause(game: Game, away: list[Seat], now: datetime) -> None:
 
 
 def _resume(game: Game, now: datetime) -> None:
+    """The deadline runs again with the time the pause left of the phase: from the end of
+    a pause the table voted for (the deadline its emails told), from now after an
+    absence; a phase that began while paused keeps the deadline it has."""
     if not game.paused:
         return
-    last = game.events.filter(kind__in=["paused", "resumed"]).order_by("-index").first()
+    last = _last_pause(game)
     if last is None or last.kind != "paused":
-        return  # not paused for an absence: not ours to lift
+        return  # not paused by this module: not ours to lift
     if game.deadline is None:
-        game.deadline = now + timedelta(seconds=last.data.get("remaining_seconds", 0))
-    game.paused = False
-    game.save(update_fields=["paused", "deadline"])
+        start = min(game.paused_until, now) if game.paused_until is not None else now
+        game.deadline = start + timedelta(seconds=last.data.get("remaining_seconds", 0))
+    game.paused, game.paused_until = False, None
+    game.save(update_fields=["paused", "paused_until", "deadline"])
     _note(game, "resumed", deadline=game.deadline.isoformat())
     services.deadline_set.send(sender=Game, game=game, now=now)
 
 
-def _extend_for_absence(game: Game, away: list[Seat], now: datetime) -> None:
+def _extend_for_absence(
+    game: Game, away: list[Seat], now: datetime, *, announce: bool = True
+) -> None:
     """The deadline moves to a whole phase's time after the last awaited person is back."""
     if game.paused:
         return
@@ -206,7 +279,8 @@ def _extend_for_absence(game: Game, away: list[Seat], now: datetime) -> None:
         reason="away",
         deadline=target.isoformat(),
     )
-    deadline_extended.send(sender=Game, game=game, event=event, by=None)
+    if announce:
+        deadline_extended.send(sender=Game, game=game, event=event, by=None)
 
 
 def _away_until(seat: Seat) -> datetime:
@@ -262,36 +336,48 @@ def _count_missed(game: Game, people: list[Seat], missing: set[int]) -> None:
 # --- what people do about deadlines -------------------------------------------------------
 
 
-def extend_deadline(game_id: int, user: User, hours: int) -> Game:
-    """The creator gives the current phase `hours` more (from now, if it has passed)."""
-    if not 1 <= hours <= MAX_DEADLINE_HOURS:
-        raise GameError(
-            _("a deadline is extended by 1 to %(most)s hours") % {"most": MAX_DEADLINE_HOURS}
-        )
-    with transaction.atomic():
-        game = Game.objects.select_for_update().get(pk=game_id)
-        if game.creator_id != user.pk:
-            raise GameError(_("only the game's creator can extend its deadline"))
-        if game.status != Game.Status.RUNNING:
-            raise GameError(_("this game is not running"))
-        if game.deadline is None:
-            raise GameError(_("the game is paused: its deadline is set aside until it resumes"))
-        now = timezone.now()
-        game.deadline = max(game.deadline, now) + timedelta(hours=hours)
-        game.save(update_fields=["deadline"])
-        services.deadline_set.send(sender=Game, game=game, now=now)
-        # Who extended it (the creator's colour, if they still hold a seat) and until when.
-        seat = game.seat_for(user)
-        event = _note(
-            game,
-            "deadline_extended",
-            hours=hours,
-            reason="creator",
-            player=seat.colour if seat else None,
-            deadline=game.deadline.isoformat(),
-        )
-        deadline_extended.send(sender=Game, game=game, event=event, by=user)
-    return game
+def extend_by_vote(game: Game, hours: int, now: datetime, *, player: str, by: User | None) -> None:
+    """The table voted the current phase `hours` more (games.votes: the caller holds the
+    game's row lock; the game has a deadline), from now if it has passed. `player`: the
+    colour of who proposed it; `by`: the person whose vote passed it."""
+    assert game.deadline is not None, "a paused game has no deadline to extend"
+    game.deadline = max(game.deadline, now) + timedelta(hours=hours)
+    game.save(update_fields=["deadline"])
+    services.deadline_set.send(sender=Game, game=game, now=now)
+    event = _note(
+        game,
+        "deadline_extended",
+        reason="vote",
+        hours=hours,
+        player=player,
+        deadline=game.deadline.isoformat(),
+    )
+    deadline_extended.send(sender=Game, game=game, event=event, by=by)
+
+
+def pause_by_vote(game: Game, days: int, now: datetime, *, player: str, by: User | None) -> None:
+    """The table voted to pause the current phase for `days` (games.votes: the caller
+    holds the game's row lock; the game has a deadline): the deadline is set aside, and
+    comes back when the pause ends (`settle`) with the time that was left, or the next
+    phase begins with a deadline of its own. The announcement names the deadline that
+    will then hold, for the emails (`deadline_extended`)."""
+    assert game.deadline is not None, "a paused game is not paused again"
+    remaining = max(game.deadline - now, timedelta(0))
+    until = now + timedelta(days=days)
+    game.paused, game.paused_until, game.deadline = True, until, None
+    game.save(update_fields=["paused", "paused_until", "deadline"])
+    services.deadline_set.send(sender=Game, game=game, now=now)  # no reminder while paused
+    event = _note(
+        game,
+        "paused",
+        reason="vote",
+        days=days,
+        player=player,
+        until=until.isoformat(),
+        remaining_seconds=int(remaining.total_seconds()),
+        deadline=(until + remaining).isoformat(),
+    )
+    deadline_extended.send(sender=Game, game=game, event=event, by=by)
 
 
 def take_seat_back(game_id: int, user: User) -> Seat:

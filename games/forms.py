@@ -35,6 +35,7 @@ from games.models import (
     Seat,
     colour_word,
 )
+from games.services import MAX_MISSED_DEADLINES
 from games.show.rules_text import Citation, cite
 from games.show.words import clean_text
 
@@ -350,6 +351,44 @@ class CreateGameForm(forms.Form):
             "9",
         ),
     )
+    # The game's absence policy (RULES 9 by email; games.deadlines does what it says).
+    on_absence = forms.ChoiceField(
+        label=_("When a player the game waits for is away"),
+        choices=[
+            ("extend", _("Extend the deadline past their return")),
+            ("pause", _("Pause the game until they are back")),
+        ],
+        initial="extend",
+        required=False,  # left out (a form from before the field): the initial choice
+        widget=forms.RadioSelect,
+        help_text=_(
+            "A player says when they are away under Notifications. Extend: the deadline "
+            "moves to a whole phase's time after they are back. Pause: the deadline stops, "
+            "and runs on with the time it had left when they are back."
+        ),
+        error_messages={"invalid_choice": _("Choose extend or pause.")},
+    )
+    max_missed_deadlines = forms.IntegerField(
+        label=_("A computer stands in after this many missed deadlines in a row"),
+        min_value=0,
+        max_value=MAX_MISSED_DEADLINES,
+        initial=3,
+        required=False,
+        help_text=_(
+            "At a missed deadline the rules' default move is made for the player; after "
+            "this many in a row a computer plays their seat until they take it back. 0: "
+            "never."
+        ),
+        error_messages={
+            "min_value": interpolated(
+                _("Choose 0 (never) to %(most)s."), {"most": MAX_MISSED_DEADLINES}
+            ),
+            "max_value": interpolated(
+                _("Choose 0 (never) to %(most)s."), {"most": MAX_MISSED_DEADLINES}
+            ),
+            "invalid": _("Say how many, as a whole number."),
+        },
+    )
     invite_only = forms.BooleanField(
         required=False,
         label=_("Invite only"),
@@ -387,6 +426,8 @@ class CreateGameForm(forms.Form):
             InlineRadios("decisions"),
             InlineRadios("money"),
             "deadline_hours",
+            InlineRadios("on_absence"),
+            "max_missed_deadlines",
             "invite_only",
             InlineRadios("colour"),
             InlineCheckboxes("computer_colours"),
@@ -394,6 +435,13 @@ class CreateGameForm(forms.Form):
 
     def clean_name(self) -> str:
         return cleaned_name(self, "name")
+
+    def clean_on_absence(self) -> str:
+        return self.cleaned_data.get("on_absence") or self.fields["on_absence"].initial
+
+    def clean_max_missed_deadlines(self) -> int:
+        value = self.cleaned_data.get("max_missed_deadlines")
+        return self.fields["max_missed_deadlines"].initial if value is None else value
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -43,9 +43,10 @@ OPEN_TO_SCOPED = frozenset(
     }
 )
 # The game's own pages: its page, JSON, live updates and history (what this player saw of
-# it), its table talk and muting its emails, its archive once it is over, always; its
-# form only in the link's phase. What would change the game for others or for good
-# (conceding, leaving, cancelling, deadlines) asks for the password.
+# it), its table talk and muting its emails, a vote on the table's proposal (a reply to
+# the email could cast it too), its archive once it is over, always; its form only in the
+# link's phase. What would change the game for others or for good (conceding, leaving,
+# cancelling, asking the table to change a deadline) asks for the password.
 GAME_PAGES = frozenset(
     {
         "game",
@@ -55,6 +56,7 @@ GAME_PAGES = frozenset(
         "game_say",
         "mute_player",
         "mute_game",
+        "vote",
         "archive_game",
         "record_json",
     }

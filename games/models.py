@@ -11,6 +11,7 @@ import secrets
 import uuid
 import zoneinfo
 from collections.abc import Collection
+from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -18,6 +19,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max, OuterRef, Q, Subquery
+from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -170,6 +172,9 @@ class Game(models.Model):
         ],
     )
     paused = models.BooleanField(default=False)
+    # A pause the table voted for (games.votes) ends then (or with its phase); None while
+    # paused for an absence, or not paused (games.deadlines).
+    paused_until = models.DateTimeField(null=True, blank=True)
     max_missed_deadlines = models.PositiveSmallIntegerField(default=3)
     invite_only = models.BooleanField(default=False)
     invite_token = models.CharField(max_length=40, unique=True, default=new_invite_token)
@@ -265,6 +270,11 @@ class Game(models.Model):
         self.state = state_to_json(state)
         self.__dict__["engine_state"] = state  # the cached_property, now this state
         self.phase_kind, self.waiting, self.turn = state.phase.kind, state.waiting, state.turn
+
+    @property
+    def paused_by_vote(self) -> bool:
+        """Paused because the table voted for it (games.votes), not for an absence."""
+        return self.paused and self.paused_until is not None
 
     @property
     def needs_repair(self) -> bool:
@@ -672,6 +682,26 @@ class PushSubscription(models.Model):
         return f"push subscription {self.pk} of user {self.user_id}"
 
 
+def away_q(now: datetime, via: str = "") -> Q:
+    """Who is away at `now`, as a filter of Notifications (`via`: the path to them from
+    another table, "user__notifications__" from a seat): `away_until` ahead, and
+    `away_from` unset or past. The one rule; `is_away` says the same of a loaded row."""
+    return Q(**{f"{via}away_until__gt": now}) & (
+        Q(**{f"{via}away_from__isnull": True}) | Q(**{f"{via}away_from__lte": now})
+    )
+
+
+def is_away(user: AbstractBaseUser | None, now: datetime) -> bool:
+    """`away_q` on a loaded person (their `notifications` loaded with them, or read)."""
+    n = getattr(user, "notifications", None)
+    return n is not None and away_between(n.away_from, n.away_until, now)
+
+
+def away_between(away_from: datetime | None, away_until: datetime | None, now: datetime) -> bool:
+    """`away_q` on the two columns, read as plain values (a list of rows)."""
+    return away_until is not None and now < away_until and (away_from is None or away_from <= now)
+
+
 PHASE_EMAILS = ("results", "your_turn", "game_over")  # once per person and phase
 
 
@@ -800,4 +830,66 @@ class Reminder(models.Model):
         ]
         indexes = [
             models.Index(fields=["due_at"], name="reminder_due", condition=Q(sent_at__isnull=True)),
+        ]
+
+
+# --- the table decides together (issue 24) -------------------------------------------------
+
+
+class DeadlineVote(models.Model):
+    """A proposal to the people seated to extend the current phase's deadline by `amount`
+    hours, or to pause the phase for `amount` days, and what became of it (games.votes).
+    One is open at a time per game; it closes when a majority of the people seated says
+    yes (passed) or can no longer say so (rejected), or with its phase or its time
+    (expired)."""
+
+    class Kind(models.TextChoices):
+        EXTEND = "extend", "Extend the deadline"
+        PAUSE = "pause", "Pause the phase"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        PASSED = "passed", "Passed"
+        REJECTED = "rejected", "Rejected"
+        EXPIRED = "expired", "Expired"
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="deadline_votes")
+    phase_number = models.PositiveIntegerField()
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    amount = models.PositiveIntegerField()  # hours (extend) or days (pause)
+    proposer = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="proposals")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    created_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            # One open proposal per game: behind the check made under the game's row lock.
+            models.UniqueConstraint(
+                fields=["game"], name="one_open_vote_per_game", condition=Q(status="open")
+            ),
+        ]
+        indexes = [
+            # The sweep's step that closes the proposals past their time or phase.
+            models.Index(fields=["expires_at"], name="vote_open", condition=Q(status="open")),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.amount} in {self.game_id}"
+
+
+class Ballot(models.Model):
+    """One person's vote on a proposal; cast once, it stands."""
+
+    vote = models.ForeignKey(DeadlineVote, on_delete=models.CASCADE, related_name="ballots")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="ballots")
+    yes = models.BooleanField()
+    cast_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["vote", "seat"], name="one_ballot_per_seat"),
         ]

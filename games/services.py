@@ -46,6 +46,8 @@ from games.show.words import colour_word, phase_label, phase_moved_on, refusal_t
 logger = logging.getLogger(__name__)
 
 MAX_DEADLINE_HOURS = 720
+MAX_MISSED_DEADLINES = 10  # a computer stands in after at most this many in a row (0: never)
+ABSENCE_POLICIES = ("extend", "pause")  # Game.on_absence: what games.deadlines does for one
 T = TypeVar("T")
 
 # Sent after the commit that makes them true, with the ids as keyword arguments.
@@ -128,8 +130,13 @@ def create_game(
     invite_only: bool,
     colour: str,
     computer_colours: list[str],
+    on_absence: str = "extend",
+    max_missed_deadlines: int = 3,
 ) -> Game:
+    """A new game of the creator's with these settings; `on_absence` and
+    `max_missed_deadlines` are its absence policy (games.deadlines)."""
     _check_options(player_count, setup, decisions, money, deadline_hours)
+    _check_absences(on_absence, max_missed_deadlines)
     _check_colours([colour, *computer_colours])
     if colour in computer_colours or len(computer_colours) >= player_count:
         raise GameError(_("leave at least your own seat to a person"))
@@ -143,6 +150,8 @@ def create_game(
             money=money,
             deadline_hours=deadline_hours,
             invite_only=invite_only,
+            on_absence=on_absence,
+            max_missed_deadlines=max_missed_deadlines,
         )
         Seat.objects.create(game=game, colour=colour, position=0, user=creator)
         for i, computer in enumerate(computer_colours, start=1):
@@ -162,6 +171,16 @@ def _check_options(
         raise GameError(str(exc)) from None
     if not 1 <= deadline_hours <= MAX_DEADLINE_HOURS:
         raise GameError(_("a phase deadline is 1 to %(most)s hours") % {"most": MAX_DEADLINE_HOURS})
+
+
+def _check_absences(on_absence: str, max_missed_deadlines: int) -> None:
+    if on_absence not in ABSENCE_POLICIES:
+        raise GameError(_("an absence extends the deadline or pauses the game"))
+    if not 0 <= max_missed_deadlines <= MAX_MISSED_DEADLINES:
+        raise GameError(
+            _("a computer stands in after 0 (never) to %(most)s missed deadlines")
+            % {"most": MAX_MISSED_DEADLINES}
+        )
 
 
 def _check_colours(colours: list[str]) -> None:

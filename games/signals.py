@@ -20,6 +20,7 @@ from games.models import (
     Event,
     Game,
     Message,
+    Notifications,
     PendingSubmission,
     Profile,
     Seat,
@@ -68,6 +69,15 @@ def game_changed(sender: type[Model], instance: PendingSubmission | Seat, **kwar
     """Who has submitted is on every reader's page ("waiting for"), and so are the seats
     (a seat's own save moves the mark itself, `Seat.save`)."""
     Game.objects.filter(pk=instance.game_id).update()
+
+
+@receiver(post_save, sender=Notifications)
+def absence_told(sender: type[Notifications], instance: Notifications, **kwargs: Any) -> None:
+    """A person's absence, set or changed, is on the pages of their games ("Bob (away)"):
+    their live marks move on. (One that begins or ends later is the sweep's to tell,
+    `deadlines.mark_absences_turning`.)"""
+    going = [Game.Status.OPEN, Game.Status.RUNNING]
+    Game.objects.filter(status__in=going, seats__user_id=instance.user_id).update()
 
 
 @receiver(post_save, sender=Event)

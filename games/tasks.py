@@ -29,7 +29,7 @@ from kombu import Queue
 from kombu.exceptions import InconsistencyError, KombuError
 from redis.exceptions import RedisError
 
-from games import deadlines, housekeeping, recovery, services
+from games import deadlines, housekeeping, recovery, services, votes
 from games.mail import notify, outbox
 
 logger = logging.getLogger(__name__)
@@ -113,12 +113,14 @@ def sweep() -> None:
 
 
 def sweep_once(now: datetime | None = None) -> None:
-    """One beat: what the queue lost first, then absences (an away player is not
-    defaulted), deadlines, reminders for what is still awaited, the held (coalescing)
-    emails now due, and the outbox."""
+    """One beat: what the queue lost first, then the table's proposals past their time,
+    pauses and absences (an away player is not defaulted), deadlines, reminders for what is
+    still awaited, the held (coalescing) emails now due, and the outbox."""
     now = now or timezone.now()
     recovery.recover(now)
+    votes.expire_votes(now)
     deadlines.settle_absences(now)
+    deadlines.mark_absences_turning(now)  # "away" on open pages, as it begins or ends
     deadlines.pass_deadlines(now)
     notify.send_reminders(now)  # armed where deadlines are set, never by scanning games
     notify.flush_due(now)  # owed news and confirmations that may not wait longer

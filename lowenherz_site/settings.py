@@ -509,3 +509,21 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 GAME_DEFAULT_DEADLINE_HOURS = env_int("GAME_DEFAULT_DEADLINE_HOURS", 48)
+
+
+def env_count(name: str, default: int) -> int:
+    """A whole number of 1 or more: a limit that 0 would turn into a refusal of all."""
+    value = env_int(name, default)
+    if value < 1:
+        raise ValueError(f"{name} must be 1 or more, not {value}")
+    return value
+
+
+# The table's votes to extend a phase's deadline or pause the phase (games.votes): the
+# limits a club would set. A passed extension and a passed pause each count as one change.
+VOTE_HOURS = env_count("VOTE_HOURS", 24)  # a proposal is open this long, or to its phase's end
+VOTE_EXTEND_MAX_HOURS = env_count("VOTE_EXTEND_MAX_HOURS", 72)  # one extension, at most
+VOTE_PAUSE_MAX_DAYS = env_count("VOTE_PAUSE_MAX_DAYS", 7)  # one pause, at most
+VOTE_CHANGES_PER_PHASE = env_count("VOTE_CHANGES_PER_PHASE", 2)  # passed, in one phase
+VOTE_CHANGES_PER_GAME = env_count("VOTE_CHANGES_PER_GAME", 10)  # passed, in the whole game
+VOTE_PROPOSALS_PER_PHASE = env_count("VOTE_PROPOSALS_PER_PHASE", 3)  # made, whatever became of them

@@ -29,12 +29,13 @@ from django.utils.translation import ngettext, pgettext, pgettext_lazy
 
 from engine.game import is_simultaneous
 from engine.view import View
-from games import chat, deadlines, limits, services, signals
+from games import chat, deadlines, limits, services, signals, votes
 from games.links import absolute_url
 from games.mail import kinds, outbox, push, tokens
 from games.mail.replies import SIGNATURE, reply_marker, talk_words, without_marker
 from games.models import (
     PERSON,
+    DeadlineVote,
     Event,
     Game,
     MessageEmails,
@@ -43,6 +44,7 @@ from games.models import (
     Seat,
     language_of,
 )
+from games.show.command_words import vote_to_reader
 from games.show.presenter import EventLine, Presentation, present
 from games.show.textboard import board_text
 from games.show.view_text import (
@@ -51,16 +53,20 @@ from games.show.view_text import (
     display_name,
     examples,
     hand,
+    moment_text,
     phase_name,
     scores,
     sealed_text,
     time_zone_of,
 )
+from games.show.vote_text import majority_text, proposal_text
 from games.show.words import Names, card_text, clean_text, labelled, name_of, names_list
 
 log = logging.getLogger(__name__)
 
-TRIVIAL_EVENTS = frozenset({"decided", "bid_made"})  # "has decided": no news by itself
+# No news by themselves: "X has decided", a vote cast, a vote that lapsed (what a vote
+# decides is news: the extension or the pause, and a rejection).
+TRIVIAL_EVENTS = frozenset({"decided", "bid_made", "vote_cast", "vote_expired"})
 EVENTS_SHOWN = 12
 NEWS_SHOWN = 40  # lines of "what happened since our last email"; the game page has the rest
 NEWS_PHASES = 60  # phases looked through for them (in one query)
@@ -198,6 +204,7 @@ def results(
         "scores": scores(v, shown.labels),
         "phase_sentence": shown.phase_sentence(),
         "deadline": deadline_text(game, seat.user),
+        "waiting": shown.waiting_text(),
     }
     return _send(
         "results",
@@ -433,21 +440,30 @@ def _invitation(game: Game, to: str, inviter: User, user: User | None) -> None:
 
 @for_seat
 def move_reply(
-    seat: Seat, accepted: bool, commands: list[str], message: str, *, coalesce: bool = True
+    seat: Seat,
+    accepted: bool,
+    commands: list[str],
+    message: str,
+    *,
+    coalesce: bool = True,
+    code: str = "",
 ) -> OutgoingEmail | None:
     """The answer to an emailed move: accepted (with what it means) or refused.
     An acceptance waits EMAIL_COALESCE_SECONDS to ride in the person's next email of the
-    game (games.mail.notify; `coalesce=False`: at once); a refusal always goes at once."""
+    game (games.mail.notify; `coalesce=False`: at once); a refusal always goes at once.
+    `code`: its summary's, if not the kind's ("vote_accepted": a vote counted)."""
     kind = "move_accepted" if accepted else "move_refused"
     if not can_mail(seat.user, kind):
         return None
     game = Game.objects.get(pk=seat.game_id)
-    may_reply = _may_reply_again(game, seat, accepted)
+    vote = code == "vote_accepted"  # a vote stands once cast: nothing to change by a reply
+    may_reply = not vote and _may_reply_again(game, seat, accepted)
     context = {
         **_game_context(game, seat.user),
         "commands": commands,
         "message": message,
         "may_reply": may_reply,
+        "vote": vote,
     }
     hold = (
         timezone.now() + timedelta(seconds=settings.EMAIL_COALESCE_SECONDS)
@@ -462,7 +478,7 @@ def move_reply(
         reply_to=tokens.reply_address(seat, game.phase_number) if may_reply else "",
         phase=game.phase_number,
         hold_until=hold,
-        summary=summary(kind, commands=commands),
+        summary=summary(code or kind, commands=commands),
     )
 
 
@@ -893,6 +909,7 @@ def _ask_context(
         else news_since(shown, since, game.phase_number),
         "since_last_email": since is not None,
         "deadline": deadline_text(game, seat.user),
+        "waiting": shown.waiting_text(),
         "magic_url": absolute_url(
             magic_path or tokens.magic_link_path(seat, game, game.phase_number)
         ),
@@ -1044,6 +1061,7 @@ def _extension_email(
         **(_ask_context(game, seat, shown=shown) if ask else _game_context(game, user)),
         "changes": [_change_line(change) for change in changes],
         "deadline": deadline_text(game, user),
+        **_pause_context(game, changes[-1] if changes else {}, user),
         "awaited": awaited,
         "ask": ask,
         "phase_sentence": shown.phase_sentence(),
@@ -1061,6 +1079,22 @@ def _extension_email(
     )
 
 
+def _pause_context(game: Game, change: dict[str, Any] | str, user: User) -> dict[str, str]:
+    """For a pause the table voted for (the newest change an email tells,
+    `extension_values`), while it holds: until when, and the deadline that then holds
+    (the time the phase had left runs from the pause's end), in the reader's zone."""
+    if not game.paused_by_vote or not isinstance(change, dict):
+        return {}
+    if change.get("reason") != "vote_pause" or "until" not in change:
+        return {}
+    until = datetime.fromisoformat(str(change["until"]))
+    after = datetime.fromisoformat(str(change["deadline"]))
+    return {
+        "paused_until": moment_text(until, time_zone_of(user)),
+        "deadline_after": moment_text(after, time_zone_of(user)),
+    }
+
+
 def extension_sentence(extension: dict[str, Any], seat: Seat, names: Names, by: User | None) -> str:
     """Who extended the deadline, to the reader of the seat ("You" if it was them)."""
     return _change_line(extension_values(extension, seat, names, by))
@@ -1069,8 +1103,17 @@ def extension_sentence(extension: dict[str, Any], seat: Seat, names: Names, by: 
 def extension_values(
     extension: dict[str, Any], seat: Seat, names: Names, by: User | None
 ) -> dict[str, Any]:
-    """What `_change_line` words of an extension, for the reader of the seat: who
-    extended it (by their name as it is now), no words."""
+    """What `_change_line` words of an extension (or a pause the table voted for), for
+    the reader of the seat: who extended it (by their name as it is now), no words."""
+    if extension.get("reason") == "vote" and extension.get("kind") == "paused":
+        return {
+            "reason": "vote_pause",
+            "days": int(extension["days"]),
+            "until": str(extension["until"]),
+            "deadline": str(extension["deadline"]),
+        }
+    if extension.get("reason") == "vote":
+        return {"reason": "vote", "hours": int(extension["hours"])}
     if extension.get("reason") == "creator":
         player = extension.get("player")  # the creator's colour, if they hold a seat
         return {
@@ -1093,6 +1136,20 @@ def _change_line(change: dict[str, Any] | str) -> str:
     stored before summaries were codes, shown as it is."""
     if isinstance(change, str):
         return change
+    if change["reason"] == "vote":
+        hours = int(change["hours"])
+        return ngettext(
+            "The table voted to extend the deadline by %(hours)s hour.",
+            "The table voted to extend the deadline by %(hours)s hours.",
+            hours,
+        ) % {"hours": hours}
+    if change["reason"] == "vote_pause":
+        days = int(change["days"])
+        return ngettext(
+            "The table voted to pause the phase for %(days)s day.",
+            "The table voted to pause the phase for %(days)s days.",
+            days,
+        ) % {"days": days}
     if change["reason"] == "creator":
         hours = int(change["hours"])
         if change["you"]:
@@ -1131,6 +1188,70 @@ def _changes_of(stored: StoredSummary) -> list[dict[str, Any] | str]:
     if isinstance(stored, str):
         return [stored] if stored else []
     return list(stored.get("values", {}).get("changes", []))
+
+
+# --- the table is asked to vote ------------------------------------------------------------------
+#
+# `games.votes` announces a proposal still open after its proposer's yes (with one person
+# seated it passed at once) under the game's row lock, in the transaction that stores it.
+# Every other person who votes is asked, in their language, with a reply address of the
+# current phase (a vote by email answers it: `vote yes`, `vote no`, in their words); not
+# the proposer (their yes is in), nor a person who muted the game or unsubscribed.
+
+VOTE = "vote_proposed"
+
+
+@receiver(votes.vote_proposed, dispatch_uid="games.mail.compose.vote_proposed")
+def _on_vote_proposed(sender: Any, game: Game, vote: DeadlineVote, **kwargs: Any) -> None:
+    vote_proposed(game, vote)
+
+
+def vote_proposed(game: Game, vote: DeadlineVote) -> list[OutgoingEmail]:
+    """Ask every other person who votes to vote on the proposal. Returns the emails."""
+    seats = list(game.seats.select_related("user__profile"))
+    result = votes.tally(vote, seats)
+    asked = [
+        seat
+        for seat in seats
+        if votes.is_voter(seat)
+        and not seat.mail_muted
+        and seat.pk != vote.proposer_id
+        and can_mail(seat.user, VOTE)
+    ]
+    queued = []
+    for seat in asked:
+        with translation.override(language_of(seat.user)):
+            email = _vote_email(game, vote, seat, result)
+        if email is not None:
+            queued.append(email)
+    return queued
+
+
+def _vote_email(
+    game: Game, vote: DeadlineVote, seat: Seat, result: votes.Tally
+) -> OutgoingEmail | None:
+    """The call to vote to one person (in their language)."""
+    shown = present(game, seat)
+    language = translation.get_language()
+    context = {
+        **_game_context(game, seat.user),
+        "proposal": proposal_text(vote, shown.name(vote.proposer.colour)),
+        "majority": majority_text(result.needed, result.voters),
+        "open_until": moment_text(vote.expires_at, time_zone_of(seat.user)),
+        "deadline": deadline_text(game, seat.user),
+        "waiting": shown.waiting_text(),
+        "vote_yes": vote_to_reader(True, language),
+        "vote_no": vote_to_reader(False, language),
+    }
+    return _send(
+        VOTE,
+        seat.user,
+        context,
+        game=game,
+        reply_to=tokens.reply_address(seat, game.phase_number),
+        phase=game.phase_number,
+        summary=summary(VOTE, kind=vote.kind, amount=vote.amount),
+    )
 
 
 # --- what an email says in one line (OutgoingEmail.summary) ------------------------------------
@@ -1180,7 +1301,26 @@ SUMMARY_LINES: dict[str, Callable[[dict[str, Any]], str]] = {
     "move_refused": lambda v: (
         _("Your move by email was refused: %(commands)s.") % {"commands": "; ".join(v["commands"])}
     ),
+    "vote_accepted": lambda v: (
+        _("Your vote by email was counted: %(commands)s.") % {"commands": "; ".join(v["commands"])}
+    ),
     EXTENDED: lambda v: " ".join(_change_line(change) for change in v["changes"]),
+    VOTE: lambda v: (
+        (
+            ngettext(
+                "A vote: pause the phase for %(count)s day?",
+                "A vote: pause the phase for %(count)s days?",
+                v["amount"],
+            )
+            if v["kind"] == "pause"
+            else ngettext(
+                "A vote: extend the deadline by %(count)s hour?",
+                "A vote: extend the deadline by %(count)s hours?",
+                v["amount"],
+            )
+        )
+        % {"count": v["amount"]}
+    ),
 }
 
 

@@ -53,11 +53,12 @@ from django.utils.translation import gettext_noop
 
 from engine.errors import IllegalMove
 from engine.moves import EndAlliance
-from games import chat, limits, services
+from games import chat, limits, services, votes
 from games.links import absolute_url
 from games.mail import compose, out_of_office, outbox, replies, tokens
 from games.models import Game, ReplyToken, Seat, language_of
 from games.show import command_words
+from games.show.vote_text import counted_text
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +151,11 @@ def _handle(raw: bytes, reply: ReplyToken, sender: str) -> InboundResult:
         problem = _token_problem(reply, seat.game)
         if problem:
             return _refuse(seat, problem)
-    if read.errors or not (read.submissions or read.said):
+    if read.vote:  # a vote too: a proposal lives in its phase (games.votes)
+        problem = _phase_problem(reply, seat.game)
+        if problem:
+            return _refuse(seat, problem)
+    if read.errors or not (read.submissions or read.said or read.vote):
         return _refuse_move(seat, list(read.submissions), _reading_problem(read))
     if not read.submissions:
         return _talk(seat, read)
@@ -279,6 +284,12 @@ def _sender_problem(seat: Seat, sender: str) -> str | None:
 def _token_problem(reply: ReplyToken, game: Game) -> str | None:
     if reply.used_at is not None:
         return _(USED)
+    return _phase_problem(reply, game)
+
+
+def _phase_problem(reply: ReplyToken, game: Game) -> str | None:
+    """Whether the reply answers an email of the game's current phase, which a move and
+    a vote must (an address used for a move still takes a vote: it is no move)."""
     if game.status == Game.Status.FINISHED:
         return _("the game is over: see the final scores on %(url)s") % {"url": game_url(game)}
     if game.status != Game.Status.RUNNING or reply.phase_number != game.phase_number:
@@ -318,7 +329,7 @@ def _play(reply: ReplyToken, read: replies.Commands) -> InboundResult:
                 # Ending an alliance (RULES 7.1) is no move of the phase: the player's
                 # move is still to come, by a reply to the same address.
                 _release(reply)
-            return _accept(seat, accepted, read, _say_all(seat, read))
+            return _accept(seat, accepted, read, [*_say_all(seat, read), *_vote(seat, read)])
         _release(reply)  # refused: the player may correct the move with the same address
         unsent = (
             " " + _("Your message was not sent either: send it again with the corrected move.")
@@ -376,17 +387,48 @@ def _accept(
 
 
 def _talk(seat: Seat, read: replies.Commands) -> InboundResult:
-    """A reply with messages and no move: any phase's reply address will do (talk is no
-    move of a phase). All are sent, or none; the next email of the game shows them in
-    its messages (no answer of its own: that would be one more email)."""
+    """A reply with messages, or a vote, and no move: any phase's reply address will do
+    for talk (it is no move of a phase), the current phase's for a vote. All are done, or
+    none; the next email of the game shows the messages (no answer of its own: that
+    would be one more email); a vote is confirmed as a move is."""
+    commands = [read.vote[0]] if read.vote else []
     try:
         with transaction.atomic():
             for said in read.said:
                 chat.post(seat.game_id, seat.user_id, said.text, said.to, via=chat.BY_EMAIL)
+            counted = _cast(seat, read.vote)
     except services.GameError as error:
-        return _refuse_move(seat, [], _talk_problem(error))
-    told = "; ".join(_talk_line(said) for said in read.said)
-    return _done(InboundResult(Verdict.ACCEPTED, _("Sent: %(messages)s") % {"messages": told}))
+        return _refuse_move(seat, commands, _talk_problem(error))
+    lines = [
+        *([_("Sent: %(messages)s") % {"messages": _talk_lines(read)}] if read.said else []),
+        *counted,
+    ]
+    if read.vote:
+        compose.move_reply(seat, True, commands, "\n".join(lines), code="vote_accepted")
+    return _done(InboundResult(Verdict.ACCEPTED, "\n".join(lines)))
+
+
+def _talk_lines(read: replies.Commands) -> str:
+    return "; ".join(_talk_line(said) for said in read.said)
+
+
+def _cast(seat: Seat, vote: tuple[str, bool] | None) -> list[str]:
+    """The reply's vote on the table's open proposal, if it has one (GameError if it may
+    not be cast); what the answer says of it."""
+    if vote is None:
+        return []
+    assert seat.user is not None  # a reply comes from a person's seat (`_sender_problem`)
+    proposal = votes.cast(seat.game_id, seat.user, vote[1])
+    return [counted_text(proposal, vote[1])]
+
+
+def _vote(seat: Seat, read: replies.Commands) -> list[str]:
+    """A vote beside an accepted move: cast after it; a vote that may not be cast leaves
+    the move in force, and the answer says why."""
+    try:
+        return _cast(seat, read.vote)
+    except services.GameError as error:
+        return [_("Your vote was not counted: %(reason)s.") % {"reason": str(error).rstrip(".")}]
 
 
 def _say_all(seat: Seat, read: replies.Commands) -> list[str]:

@@ -70,6 +70,8 @@ KINDS: dict[str, Kind] = {
     "deadline_extended": Kind(threaded=True, digest=True, mute_link=True, owed_news=True),
     # An ask by Web Push, beside the ask's email or instead of it (PushChoice).
     "push": Kind(push=True, template=""),
+    # The table is asked to vote (games.votes): at once, since the vote closes soon.
+    "vote_proposed": Kind(threaded=True, mute_link=True),
     # Answers to a person's email.
     "move_accepted": Kind(threaded=True, transactional=True),
     "move_refused": Kind(threaded=True, transactional=True),

@@ -59,7 +59,7 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone, translation
 
-from games import chat, watching
+from games import chat, deadlines, watching
 from games.deadlines import each, is_away
 from games.mail import compose, kinds, outbox, tokens
 from games.mail.outbox import Status
@@ -109,6 +109,9 @@ def phase_changed(game_id: int, phase_number: int) -> None:
         game = _locked(game_id)
         if phase_number <= game.notified_phase or phase_number > game.phase_number:
             return  # told already (a redelivered or recovered task), or not yet begun
+        # The deadline the emails state is the one that holds: an away person's absence
+        # (or the end of a pause) is settled now, not by the sweep a minute later.
+        deadlines.settle_before_telling(game, timezone.now())
         seats = game.seats.all()
         people = [s for s in seats if s.is_person]
         shown = {seat.pk: present(game, seat) for seat in people}

@@ -49,6 +49,7 @@ from engine.moves import EndAlliance, Submission
 from engine.notation import MAX_MOVE_CHARS, MAX_QUOTED_MOVE, parse_move, quote
 from engine.position import COLOURS
 from games.show import command_words
+from games.show.command_words import fold
 from games.show.words import refusal_text
 
 # The first words `engine.notation.parse_move` knows (tests check they stay in step).
@@ -281,6 +282,10 @@ _STRONG = (
     ("reply to this email with a corrected move", ""),
     ("until everybody's submission is in", ""),
     ('a reply line starting with "say" writes to everyone', ""),
+    ("reply to this email with one of these lines above the quoted text", ""),
+    ("", " asks the table to extend the deadline by "),
+    ("", " asks the table to pause the phase for "),
+    ("the vote is open until ", ", or until the phase ends."),
     ("talk to the table: a reply line starting with say", ""),
     *((example.lower(), "") for example in TALK_EXAMPLES),
 )
@@ -295,9 +300,10 @@ _STRONG_HEADINGS = frozenset(
         "open the game, signed in",
         "(earlier events: see the game page.)",
         "talk to the table",
+        "how to vote",
     }
 )
-_WEAK_STARTS = ("deadline:", "ducats:", "the game: http")
+_WEAK_STARTS = ("deadline:", "waiting for:", "ducats:", "the game: http")
 _WEAK_LINES = frozenset({"scores", "next", "nothing yet.", "nothing new."})
 # a score line: "Alice (red) (you): power 3, 5 ducats, 2 politics cards"
 _SCORE_LINE = re.compile(r"[^:]{1,120}\): power \d+.*")
@@ -1154,6 +1160,9 @@ class Commands:
     errors: tuple[str, ...]
     moves: tuple[Submission, ...] = ()
     said: tuple[Said, ...] = ()
+    # A vote on the table's open proposal (games.votes): (the line as written, yes?); one
+    # per reply at most.
+    vote: tuple[str, bool] | None = None
 
 
 SAY = "say"
@@ -1174,6 +1183,7 @@ def commands(text: str) -> Commands:
     talking = False  # the last non-empty line was part of a message: prose goes on it
     ignored: list[str] = []
     errors: list[str] = []
+    votes: list[str] = []  # the lines that start with `vote`
     previous = ""  # what the last non-empty line was: "step", "move" or "" (prose)
     for raw in bounded(text).split("\n"):
         line = _command_line(raw)
@@ -1184,12 +1194,16 @@ def commands(text: str) -> Commands:
         if line == CUT_LINE:
             errors.append(gettext(_TOO_LONG) % _TOO_LONG_VALUES)
             break
+        if first_word(line) in command_words.VOTE_WORDS:
+            votes.append(line)
+            talking, previous = False, ""
+            continue
         message = said_on(raw.strip())
         if message is not None:
             said.append((message[0], [message[1]] if message[1] else []))
             talking, previous = True, ""
             continue
-        if talking and word not in COMMAND_WORDS and word != TREASURE:
+        if talking and word not in COMMAND_WORDS and word != TREASURE:  # the message goes on
             said[-1][1].append(raw.strip())
             continue
         talking = False
@@ -1222,13 +1236,38 @@ def commands(text: str) -> Commands:
         for m in messages
         if not m.text
     )
+    vote, problem = _vote(votes)
+    if problem:
+        errors.append(problem)
     return Commands(
         tuple(submissions),
         tuple(ignored),
         tuple(errors),
         () if errors else tuple(moves),
         () if errors else tuple(messages),
+        None if errors else vote,
     )
+
+
+def _vote(lines: list[str]) -> tuple[tuple[str, bool] | None, str]:
+    """The reply's vote (the line, yes?) and what is wrong with its vote lines ("")."""
+    if not lines:
+        return None, ""
+    if len(lines) > 1:
+        return None, gettext("one vote per reply, please: this reply has %(count)s") % {
+            "count": len(lines)
+        }
+    line = lines[0]
+    words = [fold(word.strip(".,:;!")) for word in line.split()]
+    if len(words) == 2 and words[1] in command_words.YES_WORDS:
+        return (line, True), ""
+    if len(words) == 2 and words[1] in command_words.NO_WORDS:
+        return (line, False), ""
+    return None, gettext("'%(line)s': vote with '%(yes)s' or '%(no)s'") % {
+        "line": cut(line, 60),
+        "yes": command_words.vote_to_reader(True),
+        "no": command_words.vote_to_reader(False),
+    }
 
 
 def said_on(line: str) -> tuple[str, str] | None:

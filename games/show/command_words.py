@@ -90,6 +90,12 @@ TALK: dict[str, Table] = {
     "de": {"say": ("nachricht", "sage"), "to": ("an",), "everyone": ("alle",)},
     "it": {"say": ("messaggio", "dico"), "to": ("a", "per"), "everyone": ("tutti",)},
 }
+# The words of a vote on the table's proposal (games.votes, by a reply): `vote yes`,
+# `vote no`. Italian says "no" as English does: English words are read in every language.
+VOTE: dict[str, Table] = {
+    "de": {"vote": ("stimme", "abstimmen"), "yes": ("ja",), "no": ("nein",)},
+    "it": {"vote": ("voto", "voti", "votare"), "yes": ("sì", "si")},
+}
 COLOURS: dict[str, dict[str, str]] = {
     "de": {"red": "rot", "ochre": "ocker", "lilac": "lila", "grey": "grau"},
     "it": {"red": "rosso", "ochre": "ocra", "lilac": "lilla", "grey": "grigio"},
@@ -132,6 +138,10 @@ SAY_WORDS = frozenset(word for word, english in _TALK_OF.items() if english == "
 TO_WORDS = frozenset(word for word, english in _TALK_OF.items() if english == "to")
 EVERYONE_WORDS = frozenset(word for word, english in _TALK_OF.items() if english == "everyone")
 COLOUR_OF = {word: english for language in LANGUAGES for english, word in COLOURS[language].items()}
+_VOTE_OF = _reading(VOTE)
+VOTE_WORDS = frozenset({"vote", *(w for w, english in _VOTE_OF.items() if english == "vote")})
+YES_WORDS = frozenset({"yes", *(w for w, english in _VOTE_OF.items() if english == "yes")})
+NO_WORDS = frozenset({"no", *(w for w, english in _VOTE_OF.items() if english == "no")})
 
 _WORD = re.compile(r"[^\s,]+")
 
@@ -214,3 +224,12 @@ def talk_to_reader(english: str, language: str | None = None) -> str:
     if english in COLOURS[language]:
         return COLOURS[language][english]
     return TALK[language][english][0]
+
+
+def vote_to_reader(yes: bool, language: str | None = None) -> str:
+    """`vote yes` or `vote no` in the reader's words (the first forms; English where a
+    language says it as English does)."""
+    language = (language or get_language() or "").split("-")[0]
+    table = VOTE.get(language, {})
+    answer = "yes" if yes else "no"
+    return f"{table.get('vote', ('vote',))[0]} {table.get(answer, (answer,))[0]}"

@@ -361,6 +361,18 @@ def _game_over(e: Event, who: _Who) -> str:
 
 
 def _paused(e: Event, who: _Who) -> str:
+    if e.get("reason") == "vote":
+        return ngettext(
+            "The table votes to pause the phase for %(days)d day, until %(until)s; "
+            "%(left)s will be left for the phase when it resumes.",
+            "The table votes to pause the phase for %(days)d days, until %(until)s; "
+            "%(left)s will be left for the phase when it resumes.",
+            e["days"],
+        ) % {
+            "days": e["days"],
+            "until": _until(e["until"], who.zone),
+            "left": _duration(int(e["remaining_seconds"])),
+        }
     return ngettext(
         "The game is paused while %(players)s is away; %(left)s will be left for the phase "
         "when it resumes.",
@@ -371,8 +383,14 @@ def _paused(e: Event, who: _Who) -> str:
 
 
 def _extended(e: Event, who: _Who) -> str:
-    """By whom (the creator, or the absence of whom) and until when."""
+    """By whom (the table's vote, the creator, or the absence of whom) and until when."""
     until = _until(e.get("deadline"), who.zone)
+    if e["reason"] == "vote":
+        return ngettext(
+            "The table votes to extend the deadline by %(hours)d hour, until %(until)s.",
+            "The table votes to extend the deadline by %(hours)d hours, until %(until)s.",
+            e["hours"],
+        ) % {"hours": e["hours"], "until": until}
     if e["reason"] == "creator":
         words = {"player": who(), "hours": e["hours"], "until": until}
         if e.get("player") and until:
@@ -421,6 +439,94 @@ def _extended(e: Event, who: _Who) -> str:
         )
         % words
     )
+
+
+def _proposed(e: Event, who: _Who) -> str:
+    words = {"player": who(), "until": _until(e["until"], who.zone)}
+    if e["proposal"] == "pause":
+        return ngettext(
+            "%(player)s asks the table to pause the phase for %(days)d day; the vote is open "
+            "until %(until)s.",
+            "%(player)s asks the table to pause the phase for %(days)d days; the vote is open "
+            "until %(until)s.",
+            e["days"],
+        ) % {**words, "days": e["days"]}
+    return ngettext(
+        "%(player)s asks the table to extend the deadline by %(hours)d hour; the vote is open "
+        "until %(until)s.",
+        "%(player)s asks the table to extend the deadline by %(hours)d hours; the vote is open "
+        "until %(until)s.",
+        e["hours"],
+    ) % {**words, "hours": e["hours"]}
+
+
+def _vote_cast(e: Event, who: _Who) -> str:
+    words = {"player": who()}
+    if e["proposal"] == "pause":
+        days = {**words, "days": e["days"]}
+        if e["yes"]:
+            return (
+                ngettext(
+                    "%(player)s votes for pausing the phase for %(days)d day.",
+                    "%(player)s votes for pausing the phase for %(days)d days.",
+                    e["days"],
+                )
+                % days
+            )
+        return (
+            ngettext(
+                "%(player)s votes against pausing the phase for %(days)d day.",
+                "%(player)s votes against pausing the phase for %(days)d days.",
+                e["days"],
+            )
+            % days
+        )
+    hours = {**words, "hours": e["hours"]}
+    if e["yes"]:
+        return (
+            ngettext(
+                "%(player)s votes for extending the deadline by %(hours)d hour.",
+                "%(player)s votes for extending the deadline by %(hours)d hours.",
+                e["hours"],
+            )
+            % hours
+        )
+    return (
+        ngettext(
+            "%(player)s votes against extending the deadline by %(hours)d hour.",
+            "%(player)s votes against extending the deadline by %(hours)d hours.",
+            e["hours"],
+        )
+        % hours
+    )
+
+
+def _vote_rejected(e: Event, who: _Who) -> str:
+    if e["proposal"] == "pause":
+        return ngettext(
+            "The table rejects pausing the phase for %(days)d day: no majority is left for it.",
+            "The table rejects pausing the phase for %(days)d days: no majority is left for it.",
+            e["days"],
+        ) % {"days": e["days"]}
+    return ngettext(
+        "The table rejects extending the deadline by %(hours)d hour: no majority is left for it.",
+        "The table rejects extending the deadline by %(hours)d hours: no majority is left for it.",
+        e["hours"],
+    ) % {"hours": e["hours"]}
+
+
+def _vote_expired(e: Event, who: _Who) -> str:
+    if e["proposal"] == "pause":
+        return ngettext(
+            "The vote on pausing the phase for %(days)d day closed without a majority.",
+            "The vote on pausing the phase for %(days)d days closed without a majority.",
+            e["days"],
+        ) % {"days": e["days"]}
+    return ngettext(
+        "The vote on extending the deadline by %(hours)d hour closed without a majority.",
+        "The vote on extending the deadline by %(hours)d hours closed without a majority.",
+        e["hours"],
+    ) % {"hours": e["hours"]}
 
 
 def _until(deadline: Any, zone: tzinfo | None) -> str:
@@ -553,6 +659,11 @@ SENTENCES: dict[str, Sentence] = {
     "paused": _paused,
     "resumed": lambda e, who: _("The game resumes: the deadline runs again."),
     "deadline_extended": _extended,
+    # written by the site (games.votes)
+    "vote_proposed": _proposed,
+    "vote_cast": _vote_cast,
+    "vote_rejected": _vote_rejected,
+    "vote_expired": _vote_expired,
     "deadline_missed": lambda e, who: (
         ngettext(
             "%(players)s missed the deadline: the default move was played for them.",

@@ -23,13 +23,32 @@ from itertools import starmap
 from typing import Any
 
 from django.db.models import Case, CharField, Value, When
+from django.utils import timezone
 
 from engine.game import GameState
 from engine.view import View, view
-from games.models import Event, EventQuerySet, Game, PendingSubmission, Seat, readable_marks
+from games.models import (
+    PERSON,
+    Event,
+    EventQuerySet,
+    Game,
+    PendingSubmission,
+    Seat,
+    away_q,
+    is_away,
+    readable_marks,
+)
 from games.show.event_text import describe
 from games.show.view_text import time_zone_of
-from games.show.words import Names, action_text, choices_text, labelled, name_of, phase_text
+from games.show.words import (
+    Names,
+    action_text,
+    choices_text,
+    labelled,
+    name_of,
+    phase_text,
+    waiting_names,
+)
 
 
 @dataclass(slots=True)  # (not frozen: that would cost ten times as much per row)
@@ -112,10 +131,15 @@ class Presentation:
         return view(state, self.colour, reveal=self.everything)
 
     @cached_property
+    def seats(self) -> list[Seat]:
+        """The game's seats, read once (prefetch them with their users' profiles, and
+        absences where `away` is asked, to keep a whole list to one query)."""
+        return list(self.game.seats.all())
+
+    @cached_property
     def names(self) -> Names:
-        """Colour → the name shown; the game's seats (prefetch them with their users'
-        profiles to keep this to one query for a whole list)."""
-        return {s.colour: s.display_name for s in self.game.seats.all()}
+        """Colour → the name shown."""
+        return {s.colour: s.display_name for s in self.seats}
 
     @cached_property
     def zone(self) -> tzinfo | None:
@@ -237,8 +261,20 @@ class Presentation:
         return next((text for _, text in self._stored if text is not None), None)
 
     def submitted(self) -> set[str]:
-        """Who has a submission stored for this phase (not what it is)."""
+        """Who has a submission stored for this phase (not what it is): from the seats if
+        they were read with it (`services.with_submitted`, as notify reads them)."""
+        seats = self._seats_loaded()
+        if seats and all("has_submitted" in vars(s) for s in seats):
+            return {s.colour for s in seats if vars(s)["has_submitted"]}
         return {colour for colour, _ in self._stored}
+
+    def _seats_loaded(self) -> list[Seat] | None:
+        """The game's seats if they are read already (prefetched, or by `seats`), else
+        None: asking would cost a query."""
+        if "seats" in self.__dict__:
+            return self.seats
+        prefetched = getattr(self.game, "_prefetched_objects_cache", {})
+        return self.seats if "seats" in prefetched else None
 
     def has_submitted(self) -> set[str]:
         """Who has submitted for this phase, as the game page marks them: a stored
@@ -249,6 +285,23 @@ class Presentation:
     def still_waiting(self) -> list[str]:
         """The colours the phase still waits for (`Game.still_waiting`)."""
         return self.game.still_waiting(self.has_submitted()) if self.game.waiting else []
+
+    @cached_property
+    def away(self) -> frozenset[str]:
+        """The colours whose person is away now (their absence under Notifications): named
+        as away where the game waits for them (issue 24). From the seats if their people's
+        absences were read with them, else in one query."""
+        now = timezone.now()
+        people = [s for s in self.seats if s.is_person]
+        if all(_absence_loaded(s) for s in people):
+            return frozenset(s.colour for s in people if is_away(s.user, now))
+        away = Seat.objects.filter(PERSON, away_q(now, "user__notifications__"))
+        return frozenset(away.filter(game_id=self.game.pk).values_list("colour", flat=True))
+
+    def waiting_text(self) -> str:
+        """Who the phase still waits for, by name, the away named as away: "Bob (away),
+        Charlie"; "" if nobody (the game is not running)."""
+        return waiting_names(self.still_waiting(), self.names, self.away)
 
     # --- sentences -----------------------------------------------------------------------
 
@@ -271,6 +324,16 @@ class Presentation:
                 DecisionLine(colour, self.name(colour), choices_text(cards, politics), actions)
             )
         return lines
+
+
+def _absence_loaded(seat: Seat) -> bool:
+    """Whether the seat's person came with their absence (select_related
+    "user__notifications"), so that reading it asks no query."""
+    if seat.user_id is None:
+        return True
+    if "user" not in seat._state.fields_cache:
+        return False
+    return "notifications" in seat._state.fields_cache["user"]._state.fields_cache
 
 
 def read_together(shown: Sequence[Presentation], first: int, last: int) -> None:

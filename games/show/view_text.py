@@ -61,11 +61,41 @@ def time_zone_of(user: User | None) -> zoneinfo.ZoneInfo:
 def deadline_text(game: Game, user: User | None) -> str:
     """The deadline in the reader's own time zone, named: 'Tue 4 Mar 2025, 14:00 CET
     (Europe/Berlin)'."""
+    if game.paused_by_vote:
+        assert game.paused_until is not None
+        return _("none while the phase is paused, until %(until)s") % {
+            "until": moment_text(game.paused_until, time_zone_of(user))
+        }
     if game.paused:
         return _("none while the game is paused")
     if game.deadline is None:
         return _("none")
     return moment_text(game.deadline, time_zone_of(user))
+
+
+def absence_policy(game: Game) -> list[str]:
+    """The game's absence policy (chosen when it was created), in sentences: what an
+    announced absence does, and what missed deadlines do (games.deadlines)."""
+    away = (
+        _("A player who is away pauses the game: the deadline stops until they are back.")
+        if game.on_absence == "pause"
+        else _("A player who is away gets a whole phase's time after they are back.")
+    )
+    missed = game.max_missed_deadlines
+    if missed == 0:
+        standin = _(
+            "At a missed deadline the rules' default move is made for the player; no "
+            "computer stands in."
+        )
+    else:
+        standin = ngettext(
+            "At a missed deadline the rules' default move is made for the player; after "
+            "%(count)s in a row a computer plays their seat until they take it back.",
+            "At a missed deadline the rules' default move is made for the player; after "
+            "%(count)s in a row a computer plays their seat until they take it back.",
+            missed,
+        ) % {"count": missed}
+    return [away, standin]
 
 
 def phase_name(phase: PhaseView) -> str:

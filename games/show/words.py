@@ -7,7 +7,7 @@ from the engine's view. Every word a person reads goes through Django's translat
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime, tzinfo
 from typing import Any
 
@@ -342,6 +342,22 @@ def sentence(reason: object) -> str:
     text = str(reason).strip()
     text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
+
+
+# --- who the game waits for ----------------------------------------------------------------------
+
+
+def away_name(name: str) -> str:
+    """A player's name where the game waits for them while they are away: "Bob (away)"."""
+    return _("%(name)s (away)") % {"name": name}
+
+
+def waiting_names(colours: Sequence[str], names: Names, away: Collection[str]) -> str:
+    """The players the game waits for, by name, the away named as away: "Bob (away),
+    Charlie" (the page, the lobby and the emails say it so)."""
+    return ", ".join(
+        away_name(name_of(c, names)) if c in away else name_of(c, names) for c in colours
+    )
 
 
 # --- the phase, for the page's heading ---------------------------------------------------------

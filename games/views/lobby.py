@@ -29,6 +29,7 @@ from django.db.models import (
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST, require_safe
 
@@ -36,8 +37,8 @@ from engine.position import COLOURS
 from games import services
 from games.context_processors import Live
 from games.forms import CreateGameForm, JoinForm
-from games.models import Game, PendingSubmission, Seat, colour_word, seat_name
-from games.show.words import name_of, sentence
+from games.models import Game, PendingSubmission, Seat, away_between, colour_word, seat_name
+from games.show.words import away_name, name_of, sentence
 from games.views.lists import (
     LISTED,
     MY_GAMES_PAGE,
@@ -59,6 +60,7 @@ class ListedSeat:
     display_name: str  # `Seat.display_name`, from the row's columns (`seat_name`)
     user_id: int | None
     submitted: bool  # a submission of it is stored for its game's current phase
+    away: bool = False  # its person is away now (named as away where the game waits for them)
 
 
 @dataclass(frozen=True)
@@ -97,12 +99,17 @@ def seats_by_game(game_ids: list[int]) -> dict[int, list[ListedSeat]]:
             "user__username",
             "user__profile__display_name",
             "submitted",
+            "user__notifications__away_from",
+            "user__notifications__away_until",
         )
     )
+    now = timezone.now()
     seats: dict[int, list[ListedSeat]] = {i: [] for i in game_ids}
-    for game_id, colour, user_id, computer, username, shown_name, submitted in rows:
+    for row in rows:
+        game_id, colour, user_id, computer, username, shown_name, submitted, since, until = row
         name = seat_name(colour, computer=computer, username=username, profile_name=shown_name)
-        seats[game_id].append(ListedSeat(colour, name, user_id, submitted))
+        away = not computer and away_between(since, until, now)
+        seats[game_id].append(ListedSeat(colour, name, user_id, submitted, away))
     return seats
 
 
@@ -119,13 +126,18 @@ def listings(request: HttpRequest, games: list[Game]) -> list[Listing]:
         if mine is not None and game.status == Game.Status.OPEN:
             invite_url = request.build_absolute_uri(reverse("invite", args=[game.invite_token]))
         waiting = game.still_waiting({s.colour for s in seats[game.pk] if s.submitted})
+        away = {s.colour for s in seats[game.pk] if s.away}
         rows.append(
             Listing(
                 game=game,
                 seats=seats[game.pk],
                 my_colour=mine,
                 invite_url=invite_url,
-                waiting_for=[name_of(c, names) for c in waiting if c != mine],
+                waiting_for=[
+                    away_name(name_of(c, names)) if c in away else name_of(c, names)
+                    for c in waiting
+                    if c != mine
+                ],
                 winners=[name_of(c, names) for c in game.winners],
                 is_my_turn=mine is not None and mine in waiting,
             )

@@ -44,9 +44,10 @@ from games.show.board_svg import render_board
 from games.show.command_words import to_english
 from games.show.help import help_for
 from games.show.presenter import Presentation, present
-from games.show.view_text import asked, deadline_text, examples, hand
-from games.show.words import action_text, card_text, refusal_text
+from games.show.view_text import absence_policy, asked, deadline_text, examples, hand
+from games.show.words import action_text, away_name, card_text, refusal_text
 from games.views.chat import draft_of
+from games.views.deadlines import deadline_context
 from games.views.live import game_poll
 from games.visibility import visible_game
 
@@ -72,7 +73,7 @@ def _load(request: HttpRequest, game_id: int) -> Presentation:
     invite-only game they neither play nor were invited to is a 404 (`visible_game`,
     asked only of an invite-only game the person has no seat in: a public game, or a
     player's own, is visible without it)."""
-    seats = Seat.objects.select_related("user__profile")
+    seats = Seat.objects.select_related("user__profile", "user__notifications")
     game = get_object_or_404(
         Game.objects.prefetch_related(Prefetch("seats", queryset=seats)), pk=game_id
     )
@@ -102,6 +103,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         "free_seats": max(game.player_count - len(game.seats.all()), 0),
         "invite_url": "",
         "live_version": version,
+        "absence_policy": absence_policy(game),
     }
     if seat is not None and game.status == Game.Status.OPEN:  # the link to share, as the lobby
         context["invite_url"] = request.build_absolute_uri(
@@ -111,6 +113,7 @@ def game_page(request: HttpRequest, game_id: int) -> HttpResponse:
         kept = _kept_input(request, game) if seat is not None else None
         reader = request.user if request.user.is_authenticated else None
         context.update(_play_context(shown, v, kept), deadline=deadline_text(game, reader))
+        context.update(deadline_context(game, seat, shown.names))
     context["chat"] = _chat_context(request, game, seat)
     return render(request, "games/game.html", context)
 
@@ -243,6 +246,10 @@ def _players(shown: Presentation, v: View) -> list[dict]:
             "is_me": colour == v["viewer"],
             "is_start": colour == v["start_player"],
             "waiting": colour in waiting,
+            # "Bob (away)" where the game waits for them while they are away (issue 24).
+            "waiting_name": away_name(shown.name(colour))
+            if colour in shown.away
+            else shown.name(colour),
             "submitted": colour in submitted,
         }
         for colour, data in v["players"].items()

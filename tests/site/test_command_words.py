@@ -17,7 +17,16 @@ from games.mail import compose, replies
 from games.mail.inbound import Verdict, handle_message
 from games.models import OutgoingEmail, Profile
 from games.show import command_words
-from games.show.command_words import COMMANDS, KEYWORDS, TALK, spellings, to_english, to_reader
+from games.show.command_words import (
+    COMMANDS,
+    KEYWORDS,
+    TALK,
+    VOTE,
+    spellings,
+    to_english,
+    to_reader,
+    vote_to_reader,
+)
 from games.show.words import refusal_text
 from tests.site.test_inbound import (  # noqa: F401 (fixtures)
     address_of,
@@ -126,7 +135,7 @@ def _meanings() -> dict[str, dict[str, set[str]]]:
     found: dict[str, dict[str, set[str]]] = {}
     for language in COMMANDS:
         words: dict[str, set[str]] = {}
-        for table in (COMMANDS, KEYWORDS, TALK):
+        for table in (COMMANDS, KEYWORDS, TALK, VOTE):
             for english, forms in table[language].items():
                 for form in forms:
                     for spelling in spellings(form):
@@ -138,6 +147,7 @@ def _meanings() -> dict[str, dict[str, set[str]]]:
 def test_no_word_collides_with_a_cell_an_english_command_or_another_language():
     english = set(_PARSERS) | {"alliance", "renegade", "treasure", "from", "off", "parchment"}
     english |= {"say", "to", "everyone", "everybody", "all", *replies.COMMAND_WORDS}
+    english |= {"vote", "yes", "no"}
     meanings = _meanings()
     for language, words in meanings.items():
         for word, means in words.items():
@@ -146,6 +156,31 @@ def test_no_word_collides_with_a_cell_an_english_command_or_another_language():
             assert word.isalpha(), word
             assert word not in english, (language, word)
     assert not meanings["de"].keys() & meanings["it"].keys()
+
+
+@pytest.mark.parametrize(
+    ("line", "yes"),
+    [
+        ("vote yes", True),
+        ("Vote: no", False),
+        ("stimme ja", True),
+        ("Abstimmen NEIN", False),
+        ("voto sì", True),
+        ("Voto si", True),
+        ("voto no", False),
+    ],
+)
+def test_a_vote_is_read_in_every_language(line, yes):
+    """Issue 24: `vote yes` / `vote no` in the three languages, any case."""
+    read = replies.commands(f"{line}\n\nThanks")
+    assert read.errors == () and read.vote == (line, yes)
+
+
+def test_the_vote_shown_to_each_reader_reads_back():
+    for language, shown in (("en-gb", "vote yes"), ("de", "stimme ja"), ("it", "voto sì")):
+        assert vote_to_reader(True, language) == shown
+        assert replies.commands(shown).vote == (shown, True)
+        assert replies.commands(vote_to_reader(False, language)).vote[1] is False
 
 
 def test_a_reply_may_also_talk_in_the_reader_s_words():

@@ -15,7 +15,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.contrib.auth.models import AnonymousUser, User
@@ -29,12 +28,13 @@ from engine.ai import RandomPlayer
 from engine.moves import Bid, BreakOff, Decide, EndAlliance, Pass
 from engine.notation import format_move, parse_move
 from engine.serialize import move_from_json
-from games import deadlines, services
+from games import services, votes
 from games.mail import compose
 from games.mail.notify import reminder_hours
 from games.models import Event, Game, Notifications, PendingSubmission, Reminder, Seat
 from games.show.presenter import present
 from games.tasks import sweep_once as sweep
+from games.views.deadlines import deadline_context
 
 HOUR = timedelta(hours=1)
 MINUTE = timedelta(minutes=1)
@@ -372,78 +372,39 @@ def test_taking_a_seat_back_rejects_get_and_strangers(client, game, bob):
 @pytest.mark.parametrize(
     ("who", "shown"),
     [
-        ("alice", {"extend-deadline"}),
-        ("bob", {"take-seat-back"}),
-        ("charlie", set()),
+        ("alice", {"propose-extend", "propose-pause"}),
+        ("bob", {"take-seat-back", "propose-extend", "propose-pause"}),
+        ("charlie", {"propose-extend", "propose-pause"}),
         (None, set()),
     ],
 )
 def test_the_deadline_controls_show_what_the_viewer_may_do(game, who, shown, request):
+    """Every person seated may ask the table for more time (games.votes); a spectator
+    may not; the one a computer stands in for may take their seat back."""
     Seat.objects.filter(game=game, colour="ochre").update(standin=True, missed_deadlines=3)
     user = request.getfixturevalue(who) if who else AnonymousUser()
     viewer = Seat.objects.filter(game=game, user=user).first() if who else None
+    game = fresh(game)
+    context = deadline_context(game, viewer, present(game, viewer).names)
     html = render_to_string(
-        "deadlines/_controls.html", {"game": fresh(game), "seat": viewer, "user": user}
+        "deadlines/_controls.html", {"game": game, "seat": viewer, "user": user, **context}
     )
-    controls = {"extend-deadline", "take-seat-back"}
+    controls = {"propose-extend", "propose-pause", "take-seat-back"}
     assert {c for c in controls if f'id="{c}"' in html} == shown
     if "take-seat-back" in shown:
         assert "missed 3 deadlines in a row" in html
 
 
-# --- the creator extends a deadline -------------------------------------------------------------
-
-
-def test_the_creator_extends_the_deadline(client, game, alice):
-    log_in(client, alice)
-    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": "5"}, follow=True)
-    assert response.redirect_chain == [(reverse("game", args=[game.pk]), 302)]
-    assert fresh(game).deadline == game.deadline + 5 * HOUR
-    assert "The deadline is now" in response.content.decode()
-    assert [e["hours"] for e in events(game, "deadline_extended")] == [5]
-
-
-def test_every_player_reads_who_extended_the_deadline_and_until_when(game, alice):
-    deadline = deadlines.extend_deadline(game.pk, alice, 5).deadline
+def extend(game: Game, hours: int) -> datetime:
+    """The table extends the deadline by `hours`: alice proposes, bob's yes makes the
+    majority of three (games.votes)."""
+    alice, bob = (seat(game, c).user for c in ("red", "ochre"))
+    assert alice is not None and bob is not None
+    votes.propose(game.pk, alice, "extend", hours)
+    votes.cast(game.pk, bob, True)
+    deadline = fresh(game).deadline
     assert deadline is not None
-    game = fresh(game)
-    for viewer in [*Seat.objects.filter(game=game), None]:  # every player, and spectators
-        # In the reader's own zone (a spectator's: the page's, UTC here), as the deadline.
-        zone = ZoneInfo(viewer.user.profile.time_zone if viewer else "UTC")
-        until = deadline.astimezone(zone)
-        named = "" if zone.key == "UTC" else f" ({zone.key})"
-        sentence = (
-            f"Alice, the game's creator, extends the deadline by 5 hours, until "
-            f"{until:%a} {until.day} {until:%b %Y, %H:%M} {until.tzname()}{named}."
-        )
-        texts = [line.text for line in present(game, viewer).events()]
-        assert sentence in texts, (viewer, texts[-3:])
-
-
-@pytest.mark.parametrize(
-    ("who", "hours"),
-    [
-        ("bob", "5"),
-        ("dave", "5"),
-        ("alice", "0"),
-        ("alice", "721"),
-        ("alice", "soon"),
-        ("alice", ""),
-    ],
-)
-def test_nobody_else_extends_a_deadline_nor_by_too_much(client, game, who, hours, request):
-    log_in(client, request.getfixturevalue(who))
-    response = client.post(
-        reverse("extend_deadline", args=[game.pk]), {"hours": hours}, follow=True
-    )
-    assert "Not extended:" in response.content.decode()
-    assert fresh(game).deadline == game.deadline
-
-
-def test_a_finished_game_has_no_deadline_to_extend(game, alice):
-    Game.objects.filter(pk=game.pk).update(status=Game.Status.FINISHED)
-    with pytest.raises(services.GameError, match="not running"):
-        deadlines.extend_deadline(game.pk, alice, 5)
+    return deadline
 
 
 # --- reminders -----------------------------------------------------------------------------------
@@ -497,7 +458,7 @@ def test_a_deadline_moved_after_a_reminder_re_arms_it(game, alice, reminded):
     sweep(now=deadline - 2 * HOUR)
     assert sorted(reminded) == ["lilac", "ochre", "red"]
     with at(deadline - 90 * MINUTE):  # between the sweeps: the new 24 h reminder is past
-        assert deadlines.extend_deadline(game.pk, alice, 3).deadline == deadline + 3 * HOUR
+        assert extend(game, 3) == deadline + 3 * HOUR
     sweep(now=deadline - HOUR)
     assert len(reminded) == 3
     sweep(now=deadline + HOUR)  # 2 h before the new deadline, past the old one
@@ -572,7 +533,7 @@ def test_an_absence_pauses_the_game_and_its_deadline_does_not_pass(game, bob, re
     assert PendingSubmission.objects.filter(game=game).count() == 1
     assert reminded == []
     with pytest.raises(services.GameError, match="paused"):
-        deadlines.extend_deadline(game.pk, game.creator, 5)
+        votes.propose(game.pk, game.creator, "extend", 5)
     sweep(now=back)  # bob is back: the 30 hours left come back
     resumed = fresh(game)
     assert not resumed.paused and resumed.deadline == back + 30 * HOUR

@@ -19,7 +19,7 @@ from django.contrib.auth.models import User
 from django.utils import dateformat, timezone, translation
 from django.utils.translation import trans_real
 
-from games import chat, deadlines, services
+from games import chat, services, votes
 from games.mail import compose, notify, replies
 from games.models import Game, OutgoingEmail, Profile
 from games.show.view_text import time_zone_of
@@ -146,8 +146,9 @@ def test_the_table_s_messages_and_a_deadline_extended_are_in_each_reader_s_langu
         chat.post(game.pk, alice.pk, "Guten Tag!")
         for user in table.values():
             compose.messages(game, seat(game, user))
-        deadlines.extend_deadline(game.pk, alice, 5)
-        # owed to the others (not to alice, who extended it), and told alone once due
+        votes.propose(game.pk, alice, "extend", 5)  # the table says yes: alice and one more
+        votes.cast(game.pk, next(user for user in table.values() if user != alice), True)
+        # owed to the others (not to whoever decided it), and told alone once due
         notify.flush_due(
             timezone.now() + timedelta(seconds=settings.EMAIL_RESULTS_HOLD_SECONDS + 1)
         )

@@ -239,6 +239,30 @@ SAMPLES = {
         {"kind": "seat_taken_back", "player": "red"},
         "Alice takes their seat back from the computer.",
     ),
+    # written by games.votes (issue 24)
+    "vote_proposed": (
+        {
+            "kind": "vote_proposed",
+            "player": "red",
+            "proposal": "extend",
+            "hours": 24,
+            "until": "2030-01-02T10:00:00+00:00",
+        },
+        "Alice asks the table to extend the deadline by 24 hours; the vote is open until "
+        "Wed 2 Jan 2030, 10:00 UTC.",
+    ),
+    "vote_cast": (
+        {"kind": "vote_cast", "player": "ochre", "yes": False, "proposal": "pause", "days": 1},
+        "Bob votes against pausing the phase for 1 day.",
+    ),
+    "vote_rejected": (
+        {"kind": "vote_rejected", "player": "red", "proposal": "extend", "hours": 1},
+        "The table rejects extending the deadline by 1 hour: no majority is left for it.",
+    ),
+    "vote_expired": (
+        {"kind": "vote_expired", "player": "red", "proposal": "pause", "days": 3},
+        "The vote on pausing the phase for 3 days closed without a majority.",
+    ),
     # written by games.services
     "conceded": (
         {"kind": "conceded", "player": "red"},
@@ -296,6 +320,46 @@ def test_the_creators_extension_and_a_short_pause_read_well():
     assert "; 40 minutes will be left" in describe(
         {"kind": "paused", "players": ["red", "ochre"], "remaining_seconds": 2400}, NAMES
     )
+
+
+def test_what_the_table_voted_reads_well():
+    """Issue 24: an extension and a pause by the table's vote, in the log."""
+    extended = {
+        "kind": "deadline_extended",
+        "reason": "vote",
+        "hours": 24,
+        "player": "ochre",
+        "deadline": "2030-01-02T10:00:00+00:00",
+    }
+    assert describe(extended, NAMES) == (
+        "The table votes to extend the deadline by 24 hours, until Wed 2 Jan 2030, 10:00 UTC."
+    )
+    paused = {
+        "kind": "paused",
+        "reason": "vote",
+        "days": 2,
+        "player": "red",
+        "until": "2030-01-02T10:00:00+00:00",
+        "remaining_seconds": 7200,
+        "deadline": "2030-01-02T12:00:00+00:00",
+    }
+    assert describe(paused, NAMES) == (
+        "The table votes to pause the phase for 2 days, until Wed 2 Jan 2030, 10:00 UTC; "
+        "2 hours will be left for the phase when it resumes."
+    )
+    for kind in ("vote_proposed", "vote_cast"):  # a pause proposed, a yes to an extension
+        event = dict(SAMPLES[kind][0])
+        event.update(
+            {"proposal": "pause", "days": 2}
+            if kind == "vote_proposed"
+            else {"proposal": "extend", "hours": 5, "yes": True}
+        )
+        event.pop("hours" if kind == "vote_proposed" else "days", None)
+        assert describe(event, NAMES) in (
+            "Alice asks the table to pause the phase for 2 days; the vote is open until "
+            "Wed 2 Jan 2030, 10:00 UTC.",
+            "Bob votes for extending the deadline by 5 hours.",
+        )
 
 
 @pytest.mark.parametrize(

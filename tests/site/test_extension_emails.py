@@ -20,9 +20,9 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 
-from games import deadlines, services
+from games import deadlines, services, votes
 from games.mail import compose, notify
-from games.models import EmailPreference, Event, Game, Notifications, OutgoingEmail
+from games.models import EmailPreference, Event, Game, Notifications, OutgoingEmail, Seat
 from tests.site.test_deadlines import (
     HOUR,
     at_once,
@@ -54,7 +54,13 @@ def local(moment: datetime, zone: str) -> str:
 
 
 def extend(game: Game, user: User, hours: int) -> datetime:
-    deadline = deadlines.extend_deadline(game.pk, user, hours).deadline
+    """The table extends the deadline (games.votes): `user` proposes, and the yes of the
+    next person seated makes the majority of three."""
+    votes.propose(game.pk, user, "extend", hours)
+    other = Seat.objects.filter(game=game, user__isnull=False).exclude(user=user).first()
+    assert other is not None and other.user is not None
+    votes.cast(game.pk, other.user, True)
+    deadline = fresh(game).deadline
     assert deadline is not None
     return deadline
 
@@ -214,8 +220,9 @@ def test_two_sweeps_at_once_tell_an_absence_extension_once(game, bob, monkeypatc
 
 
 def test_extensions_close_together_make_one_email_with_the_final_deadline(
-    game, alice, bob, charlie
+    game, alice, bob, charlie, settings
 ):
+    settings.VOTE_CHANGES_PER_PHASE = settings.VOTE_PROPOSALS_PER_PHASE = 3
     extend(game, alice, 24)
     final = extend(game, alice, 24)  # a second click before anything was told
     notify.flush_due(due())
@@ -255,6 +262,16 @@ def test_the_sentence_names_who_extended_it_to_each_reader(game, alice, bob):
     assert (
         sentence(by_creator, seat(game, bob), names, None)
         == "The game's creator extended the deadline by 1 hour."
+    )
+    by_vote = {"kind": "deadline_extended", "reason": "vote", "hours": 2, "deadline": "x"}
+    assert (
+        sentence(by_vote, seat(game, bob), names, alice)
+        == "The table voted to extend the deadline by 2 hours."
+    )
+    paused = {"kind": "paused", "reason": "vote", "days": 1, "deadline": "x", "until": "x"}
+    assert (
+        sentence(paused, seat(game, bob), names, None)
+        == "The table voted to pause the phase for 1 day."
     )
     for_absence = {"reason": "away", "players": ["ochre", "lilac"], "deadline": "x"}
     assert (

@@ -20,7 +20,7 @@ from games.mail.forms import InviteByEmailForm, NotificationsForm
 from games.models import Game, Notifications, PendingSubmission, Profile
 from games.play_forms import FORMS, EndAllianceForm, MoveTextForm
 from games.show.presenter import present
-from games.views.deadlines import ExtendDeadlineForm
+from games.views.deadlines import ProposeForm, VoteForm
 
 PROPERTY = settings(
     max_examples=60,
@@ -66,6 +66,8 @@ FIELDS = [
     "decisions",
     "money",
     "deadline_hours",
+    "on_absence",
+    "max_missed_deadlines",
     "invite_only",
     "colour",
     "computer_colours",
@@ -81,6 +83,9 @@ FIELDS = [
     "away_until",
     "addresses",
     "hours",
+    "kind",
+    "amount",
+    "vote",
     "form",
     "move",
     "cards",
@@ -121,7 +126,8 @@ def test_the_lobby_and_account_forms_answer_anything(game, alice, data):
         SignupForm(data),
         ProfileForm(data, instance=Profile.objects.get(user=alice)),
         InviteByEmailForm(data),
-        ExtendDeadlineForm(data),
+        ProposeForm(data),
+        VoteForm(data),
     ):
         answers(form)
         no_nul(form)
@@ -186,7 +192,7 @@ def test_random_posts_to_a_form_page_are_no_500_and_a_refusal_changes_nothing(al
 
 @PROPERTY
 @given(data=DATA)
-@pytest.mark.parametrize("name", ["submit", "extend_deadline", "join_game"])
+@pytest.mark.parametrize("name", ["submit", "propose", "vote", "join_game"])
 def test_random_posts_to_the_game_views_are_no_500(game, alice, name, data):
     client = Client()
     client.force_login(alice)

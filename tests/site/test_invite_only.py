@@ -161,9 +161,10 @@ def test_the_archive_pages_of_a_finished_invite_only_game_are_404_to_strangers(
     assert status(as_user(charlie), name, finished_private) == 200
 
 
-@pytest.mark.parametrize("name", ["extend_deadline", "take_seat_back"])
+@pytest.mark.parametrize("name", ["propose", "vote", "take_seat_back"])
 def test_the_deadline_buttons_of_a_hidden_game_are_404(private, dave, name):
-    response = as_user(dave).post(reverse(name, args=[private.pk]), {"hours": "5"})
+    data = {"kind": "extend", "amount": "5", "vote": "yes"}
+    response = as_user(dave).post(reverse(name, args=[private.pk]), data)
     assert response.status_code == 404
 
 
@@ -189,6 +190,9 @@ GAME_URLS = game_urls()
 POST_DATA = {
     "confirm": "yes",
     "hours": "5",
+    "kind": "extend",
+    "amount": "5",
+    "vote": "yes",
     "muted": "on",
     "colour": "red",
     "text": "Hello",
@@ -215,7 +219,8 @@ def test_the_walk_finds_the_urls_of_a_game():
         "join_game",
         "archive_game",
         "record_json",
-        "extend_deadline",
+        "propose",
+        "vote",
         "cancel_game",
     } <= set(GAME_URLS)
 

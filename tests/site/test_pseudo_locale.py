@@ -25,7 +25,7 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from engine.notation import _PARSERS
-from games import chat, deadlines
+from games import chat, votes
 from games.mail import compose, notify
 from games.mail.kinds import KINDS
 from games.mail.replies import TALK_EXAMPLES
@@ -77,6 +77,7 @@ ALLOWED = re.compile(
 # a language without command words of its own (this one) shows them as they are.
 NOTATION = {*_PARSERS, "off", "alliance", "renegade", "treasure", "from", "parchment"}
 NOTATION |= {"say", "to", "everyone", "red", "ochre", "lilac", "grey"}  # table talk by email
+NOTATION |= {"vote", "yes", "no"}  # a vote by email (games.show.command_words.VOTE)
 
 
 # Words that are each language's alike: the notation's, the languages' own names (the
@@ -218,10 +219,12 @@ def emails_of_every_kind(game: Game, alice, bob) -> list[OutgoingEmail]:
     compose.reply_dropped(mine)
     chat.post(game.pk, bob.pk, "Alice?")  # a player's words are theirs
     compose.messages(game, mine)
-    deadlines.extend_deadline(game.pk, alice, 5)  # owed to bob (and charlie): sent alone
+    votes.propose(game.pk, bob, "extend", 5)  # alice is asked to vote
+    votes.cast(game.pk, alice, True)  # it passes: owed to the others, sent alone once due
     notify.flush_due(
         timezone.now() + timedelta(seconds=django_settings.EMAIL_RESULTS_HOLD_SECONDS + 1)
     )
+    compose.move_reply(mine, True, ["vote yes"], "vote yes", coalesce=False, code="vote_accepted")
     compose.signup_confirm(alice, "https://example.org/confirm")
     compose.signup_taken(alice)
     with translation.override(PSEUDO):  # to an address, in its visitor's language

@@ -81,6 +81,8 @@ def test_every_summary_code_has_a_line():
         "turn": 4,
         "commands": ["pass"],
         "changes": [{"reason": "creator", "hours": 2, "you": True, "who": "Alice"}],
+        "kind": "extend",
+        "amount": 2,
     }
     lines = {
         code: compose.summary_line({"code": code, "values": values})
@@ -88,6 +90,8 @@ def test_every_summary_code_has_a_line():
     }
     assert lines["your_turn"] == "Your move: duel for 2 walls, turn 4"
     assert lines["deadline_extended"] == "You extended the deadline by 2 hours."
+    assert lines["vote_proposed"] == "A vote: extend the deadline by 2 hours?"
+    assert lines["vote_accepted"] == "Your vote by email was counted: pass."
     assert all(lines.values()) and compose.summary_line({}) == ""
 
 

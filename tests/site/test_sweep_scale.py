@@ -19,11 +19,12 @@ from django.db import connection
 from django.utils import timezone
 
 from engine.ai import RandomPlayer
-from games import deadlines, services
+from games import deadlines, services, votes
 from games.mail import compose, notify
 from games.models import Game, Notifications, Reminder, Seat
 from games.tasks import sweep_once as sweep
 from tests.site.conftest import make_user
+from tests.site.test_deadlines import extend
 
 HOUR = timedelta(hours=1)
 MINUTE = timedelta(minutes=1)
@@ -164,7 +165,7 @@ def test_the_next_phase_arms_its_own_and_drops_the_last_ones(game):
 
 def test_an_extended_deadline_re_arms_its_reminders(game, alice, reminded):
     deadline = fresh(game).deadline
-    extended = deadlines.extend_deadline(game.pk, alice, 5).deadline
+    extended = extend(game, 5)  # by the table's vote
     assert extended == deadline + 5 * HOUR
     assert armed(game) == EVERYONE
     assert not Reminder.objects.filter(deadline=deadline).exists()  # not due yet: dropped
@@ -205,7 +206,8 @@ def test_a_game_resumed_after_a_pause_arms_its_reminders(game, bob, reminded):
 def test_a_seat_taken_back_is_reminded_again(game, bob, reminded):
     ochre = Seat.objects.get(game=game, user=bob)
     Seat.objects.filter(pk=ochre.pk).update(standin=True)
-    deadlines.extend_deadline(game.pk, game.creator, 1)  # armed while a computer plays ochre
+    votes.propose(game.pk, game.creator, "extend", 1)  # armed while a computer plays ochre
+    votes.cast(game.pk, User.objects.get(username="charlie"), True)
     assert ("ochre", 2) not in armed(game)
     deadlines.take_seat_back(game.pk, bob)
     assert armed(game) == EVERYONE
