@@ -977,7 +977,8 @@ def deadline_extended(
 
 
 def caused(extension: dict[str, Any], seat: Seat, by: User | None) -> bool:
-    """Whether the person of the seat caused the extension: pressed for it, or is away."""
+    """Whether the person of the seat caused the extension: is away, or cast the vote that
+    passed it (they saw it pass; who voted before them learns it here)."""
     if by is not None and by.pk == seat.user_id:
         return True
     return extension.get("reason") == "away" and seat.colour in (extension.get("players") or [])

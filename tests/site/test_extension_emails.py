@@ -38,7 +38,7 @@ from tests.site.test_emails import decide_all, seat
 pytestmark = pytest.mark.django_db
 Status = OutgoingEmail.Status
 KIND = "deadline_extended"
-SENTENCE = "Alice, the game's creator, extended the deadline by 5 hours."
+SENTENCE = "The table voted to extend the deadline by 5 hours."
 
 
 def told(user: User, game: Game | None = None) -> list[OutgoingEmail]:
@@ -54,12 +54,12 @@ def local(moment: datetime, zone: str) -> str:
 
 
 def extend(game: Game, user: User, hours: int) -> datetime:
-    """The table extends the deadline (games.votes): `user` proposes, and the yes of the
-    next person seated makes the majority of three."""
-    votes.propose(game.pk, user, "extend", hours)
+    """The table extends the deadline (games.votes): the next person seated proposes, and
+    the yes of `user` makes the majority of three: `user` caused it, and saw it pass."""
     other = Seat.objects.filter(game=game, user__isnull=False).exclude(user=user).first()
     assert other is not None and other.user is not None
-    votes.cast(game.pk, other.user, True)
+    votes.propose(game.pk, other.user, "extend", hours)
+    votes.cast(game.pk, user, True)
     deadline = fresh(game).deadline
     assert deadline is not None
     return deadline
@@ -85,7 +85,7 @@ def test_the_one_who_extended_is_not_told_and_the_others_are_owed_it(game, alice
         (owed,) = told(person)
         assert owed.status == Status.COALESCING  # no email of its own now
         assert SENTENCE in compose.summary_line(owed.summary)
-    assert not OutgoingEmail.objects.filter(status=Status.QUEUED).exists()
+    assert not OutgoingEmail.objects.filter(kind=KIND, status=Status.QUEUED).exists()
 
 
 def test_it_rides_at_the_top_of_the_next_email_of_the_game(game, alice, bob, charlie):
@@ -95,7 +95,8 @@ def test_it_rides_at_the_top_of_the_next_email_of_the_game(game, alice, bob, cha
     notify.flush_due(due())  # the results of those the new phase does not ask
     for person in (bob, charlie):
         (owed,) = told(person)
-        email = OutgoingEmail.objects.filter(user=person, status=Status.QUEUED).get()
+        asks = ("your_turn", "results")
+        email = OutgoingEmail.objects.filter(user=person, kind__in=asks, status=Status.QUEUED).get()
         assert email.kind in ("your_turn", "results")
         assert SENTENCE in email.text and SENTENCE in html.unescape(email.html)
         assert fresh_row(owed).status == Status.FOLDED
@@ -230,7 +231,7 @@ def test_extensions_close_together_make_one_email_with_the_final_deadline(
         first, second, email = told(person)
         assert first.status == second.status == Status.FOLDED and email.status == Status.QUEUED
         zone = person.profile.time_zone
-        assert email.text.count("extended the deadline by 24 hours.") == 2
+        assert email.text.count("voted to extend the deadline by 24 hours.") == 2
         assert f"The deadline is now {local(final, zone)}" in email.text
     # a third, after the email had left: owed again, and told in the next email
     OutgoingEmail.objects.filter(kind=KIND, status=Status.QUEUED).update(status=Status.SENT)
@@ -240,15 +241,17 @@ def test_extensions_close_together_make_one_email_with_the_final_deadline(
         Status.FOLDED,
         Status.QUEUED,
     ]
-    assert told(bob)[-1].text.count("extended the deadline by") == 1
+    assert told(bob)[-1].text.count("voted to extend the deadline by") == 1
 
 
-def test_the_creators_button_tells_the_others(client, game, alice, bob, charlie):
+def test_the_vote_buttons_tell_whoever_did_not_see_it_pass(client, game, alice, bob, charlie):
     log_in(client, alice)
-    response = client.post(reverse("extend_deadline", args=[game.pk]), {"hours": "5"}, follow=True)
-    assert "the players are told by email" in response.content.decode()
-    assert [len(told(p)) for p in (alice, bob, charlie)] == [0, 1, 1]
-    assert fresh(game).deadline == game.deadline + 5 * HOUR
+    client.post(reverse("propose", args=[game.pk]), {"kind": "extend", "amount": "5"})
+    assert [len(told(p)) for p in (alice, bob, charlie)] == [0, 0, 0]  # asked, not done
+    log_in(client, bob)
+    response = client.post(reverse("vote", args=[game.pk]), {"vote": "yes"}, follow=True)
+    assert "The table said yes" in response.content.decode()
+    assert [len(told(p)) for p in (alice, bob, charlie)] == [1, 0, 1]  # bob saw it pass
 
 
 def test_the_sentence_names_who_extended_it_to_each_reader(game, alice, bob):

@@ -22,8 +22,16 @@ from django.urls import reverse
 from django.utils import timezone
 
 from engine.game import default_move
-from games import chat, deadlines, services
-from games.models import Event, Game, Message, PendingSubmission, Seat
+from games import chat, deadlines, services, votes
+from games.models import (
+    Event,
+    Game,
+    Message,
+    Notifications,
+    PendingSubmission,
+    Seat,
+    away_q,
+)
 from games.views.lists import LISTED, my_games_in_order, open_games
 from tests.site.conftest import make_user
 from tests.site.test_game_page import play_phases
@@ -54,6 +62,11 @@ def by_rows(game_id: int, user: User | None) -> tuple[object, ...]:
         .aggregate(newest=Max("index"))["newest"],
         Message.objects.filter(game=game).visible_to(seat).aggregate(newest=Max("pk"))["newest"],
         tuple(seat.muted_colours) if seat else (),
+        tuple(  # who is away now: "Waiting for" names them as away
+            Notifications.objects.filter(away_q(timezone.now()), user__seats__game=game)
+            .order_by("user_id")
+            .values_list("user_id", flat=True)
+        ),
     )
 
 
@@ -119,7 +132,20 @@ def miss_the_deadline(game: Game) -> None:
 
 
 def extend(game: Game) -> None:
-    deadlines.extend_deadline(game.pk, Game.objects.get(pk=game.pk).creator, 5)
+    """The table votes 5 hours more: red proposes, ochre's yes passes it (games.votes)."""
+    votes.propose(game.pk, seat(game, "red").user, "extend", 5)
+    votes.cast(game.pk, seat(game, "ochre").user, True)
+
+
+def go_away(colour: str) -> Step:
+    def step(game: Game) -> None:
+        now = timezone.now()
+        Notifications.objects.update_or_create(
+            user=seat(game, colour).user,
+            defaults={"away_from": now - timedelta(hours=1), "away_until": now + timedelta(days=1)},
+        )
+
+    return step
 
 
 RUNNING_STEPS: list[tuple[str, Step]] = [
@@ -132,6 +158,7 @@ RUNNING_STEPS: list[tuple[str, Step]] = [
     ("the phase resolves", lambda game: play_phases(game, 1)),
     ("phases go on", lambda game: play_phases(game, 2)),
     ("the deadline is extended", extend),
+    ("a player goes away", go_away("lilac")),
     ("a deadline passes", miss_the_deadline),
     ("a player concedes", lambda game: services.concede(game.pk, seat(game, "lilac").user)),
     ("the computer plays on", lambda game: play_phases(game, 2)),
