@@ -81,8 +81,8 @@ def worker_memory_variable(options: Options) -> Iterator[Figure]:
         raise RuntimeError("the worker's pool process was replaced between the probes")
     yield Figure(
         "worker-memory-variable",
-        f"a worker's resident memory after {last:,} phases of variable-setup games "
-        f"(baseline: after its first {first})",
+        f"one worker process's resident memory after {last:,} phases of variable-setup "
+        f"games, against after its first {first}",
         measured["rss_kib"] / 1024,
         baseline["rss_kib"] / 1024,
         "<= 1.2",
