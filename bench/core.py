@@ -87,7 +87,14 @@ def figures(*ids: str) -> Callable[[Bench], Bench]:
     return register
 
 
-MODULES = ("bench.web", "bench.sweep", "bench.worker", "bench.engine_ai", "bench.emails")
+MODULES = (
+    "bench.web",
+    "bench.sweep",
+    "bench.worker",
+    "bench.worker_memory",
+    "bench.engine_ai",
+    "bench.emails",
+)
 
 
 def load_all() -> None:

@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -145,13 +145,15 @@ def purge(queues: list[str]) -> None:
 
 
 @contextmanager
-def workers(specs: list[Spec]) -> Iterator[list[Path]]:
+def workers(specs: list[Spec], env: Mapping[str, str] | None = None) -> Iterator[list[Path]]:
     """The worker processes, each ready to take tasks, stopped (warm) at the end; yields
-    their logs (level INFO: what each task took)."""
+    their logs (level INFO: what each task took). `env`: variables of the figure's own
+    (its SMTP server's EMAIL_URL), over what `worker_env` sets."""
     purge(all_queues())
     tag = uuid.uuid4().hex[:6]
     with tempfile.TemporaryDirectory(prefix="bench-worker-") as tmp:
-        env, started, logs = worker_env(Path(tmp)), [], []
+        started, logs = [], []
+        env = {**worker_env(Path(tmp)), **(env or {})}
         try:
             for spec in specs:
                 name = f"bench-{spec.name}-{tag}@{socket.gethostname()}"

@@ -21,11 +21,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 from typing import TypeVar
 
 from engine import rules
-from engine.board import Cell, Edge, make_edge
+from engine.board import BOARD_SIZES_KEPT, Cell, Edge, make_edge
 from engine.errors import IllegalMove
 from engine.events import Log
 from engine.game import GameState, attempt, check, default_move, submit
@@ -527,8 +527,8 @@ def enclosure_walls(
         return [], []
     box = rng.choice(best)
     return (
-        [e for e in box.border if e not in pos.walls],
-        [e for e in legal if e[0] in box.cells and e[1] in box.cells],
+        [e for e in box.border(pos.board.width, pos.board.height) if e not in pos.walls],
+        [e for e in legal if box.holds(e[0]) and box.holds(e[1])],
     )
 
 
@@ -547,7 +547,7 @@ class BoardBits:
         return sum(self.edge_bit[e] for e in edges)
 
 
-@cache
+@lru_cache(maxsize=BOARD_SIZES_KEPT)
 def board_bits(width: int, height: int) -> BoardBits:
     cells = [(x, y) for y in range(height) for x in range(width)]
     edges = [
@@ -561,32 +561,58 @@ def board_bits(width: int, height: int) -> BoardBits:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Box:
-    """A rectangle of cells around an own castle that walls could enclose."""
+    """A rectangle of cells around an own castle that walls could enclose. Kept as its
+    corner, its size and the two bit masks the search tests: a castle's boxes are kept
+    for every later search (`boxes_around`), its cells and border spelt out only for
+    the box chosen."""
 
-    cells: frozenset[Cell]  # the castle's too
-    border: tuple[Edge, ...]  # the edges round it off the rim, sorted
+    left: int
+    top: int
+    w: int
+    h: int
     others: int  # the bits of its cells but the castle's
-    border_bits: int
+    border_bits: int  # the bits of the edges round it off the rim
+
+    @property
+    def cells(self) -> frozenset[Cell]:  # the castle's too
+        return rectangle_cells(self.left, self.top, self.w, self.h)
+
+    def holds(self, cell: Cell) -> bool:
+        x, y = cell
+        return self.left <= x < self.left + self.w and self.top <= y < self.top + self.h
+
+    def border(self, width: int, height: int) -> tuple[Edge, ...]:
+        """The edges round it off the rim of a board of that size, sorted."""
+        return rectangle_border(self.left, self.top, self.w, self.h, width, height)
 
 
-@cache
+# Castles whose boxes are kept, by the castle's cell and the board's size (a box ignores
+# terrain, so every game on the site's 15 × 10 board finds them again): as many as the
+# site's board has cells, so a busy worker keeps them all, up to 140 boxes and about
+# 18 KB a castle, 3 MB in all; a castle's boxes made again cost about 2 ms.
+CASTLES_KEPT = 150
+
+
+@lru_cache(maxsize=CASTLES_KEPT)
 def boxes_around(width: int, height: int, castle: Cell) -> tuple[Box, ...]:
     """Rectangles of up to ENCLOSURE_CELLS cells on a board of that size holding
-    `castle`, and the edges on their border off the rim."""
+    `castle`, with the bits of the edges on their border off the rim."""
     bits = board_bits(width, height)
     found = []
     for w in range(1, ENCLOSURE_CELLS + 1):
         for h in range(1, ENCLOSURE_CELLS // w + 1):
             for left in range(max(0, castle[0] - w + 1), min(castle[0], width - w) + 1):
                 for top in range(max(0, castle[1] - h + 1), min(castle[1], height - h) + 1):
-                    box = frozenset(
-                        (x, y) for x in range(left, left + w) for y in range(top, top + h)
-                    )
+                    others = rectangle_cells(left, top, w, h) - {castle}
                     border = rectangle_border(left, top, w, h, width, height)
-                    found.append(Box(box, border, bits.cells(box - {castle}), bits.edges(border)))
+                    found.append(Box(left, top, w, h, bits.cells(others), bits.edges(border)))
     return tuple(found)
+
+
+def rectangle_cells(left: int, top: int, w: int, h: int) -> frozenset[Cell]:
+    return frozenset((x, y) for x in range(left, left + w) for y in range(top, top + h))
 
 
 def rectangle_border(

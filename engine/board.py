@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 Cell = tuple[int, int]
@@ -100,12 +100,17 @@ class Board:
         return sum(1 for c in cells if self.terrain(c) == terrain)
 
 
-@cache
+# Kept per board size, never per board: the site plays on one size (RULES 1: six 5 × 5
+# tiles), scenarios and tests on a few more; the oldest size is dropped past these.
+BOARD_SIZES_KEPT = 8
+
+
+@lru_cache(maxsize=BOARD_SIZES_KEPT)
 def _cells(width: int, height: int) -> tuple[Cell, ...]:
     return tuple((x, y) for y in range(height) for x in range(width))
 
 
-@cache
+@lru_cache(maxsize=BOARD_SIZES_KEPT)
 def _neighbours(width: int, height: int) -> dict[Cell, tuple[Cell, ...]]:
     result = {}
     for x, y in _cells(width, height):
@@ -116,7 +121,7 @@ def _neighbours(width: int, height: int) -> dict[Cell, tuple[Cell, ...]]:
     return result
 
 
-@cache
+@lru_cache(maxsize=BOARD_SIZES_KEPT)
 def _edges(width: int, height: int) -> tuple[Edge, ...]:
     neighbours = _neighbours(width, height)
     return tuple(

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 
-from engine.board import Board, Cell, Edge, cell_order
+from engine.board import BOARD_SIZES_KEPT, Board, Cell, Edge, cell_order
 
 COLOURS = ("red", "ochre", "lilac", "grey")
 KNIGHTS_PER_COLOUR = 12
@@ -23,7 +23,7 @@ WALLS_IN_GAME = 100
 START_DUCATS = 12
 
 
-@cache
+@lru_cache(maxsize=BOARD_SIZES_KEPT)
 def _links(width: int, height: int) -> dict[Cell, tuple[tuple[Cell, Edge], ...]]:
     """For each cell, its neighbours with the edge between: the hot loop of flood fills."""
     result: dict[Cell, tuple[tuple[Cell, Edge], ...]] = {}

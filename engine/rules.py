@@ -18,7 +18,7 @@ Events are appended to `log` as plain dicts (their shapes: `engine.events`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from functools import cache
+from functools import lru_cache
 
 from engine.board import FOREST, HILL, PLAIN, TOWN, Board, Cell, Edge, format_cell
 from engine.errors import IllegalMove
@@ -135,7 +135,13 @@ def _castle_cells(pos: Position) -> Iterator[Cell]:
     )
 
 
-@cache
+# Boards whose plain cells are kept: a variable setup is a board of its own (RULES 2.3),
+# so a worker that plays many games keeps the most recent ones (about 10 KB each; one
+# made again costs about 0.2 ms, in a placement phase only).
+BOARDS_KEPT = 64
+
+
+@lru_cache(maxsize=BOARDS_KEPT)
 def _plain_cells(board: Board) -> tuple[tuple[Cell, tuple[Cell, ...]], ...]:
     """Each plain cell of the board with its plain neighbours: terrain never changes."""
     plain = {c for c in board.cells if board.terrain(c) == PLAIN}
@@ -172,7 +178,7 @@ def placement_cells(pos: Position, colour: str) -> list[tuple[Cell, Cell]]:
     ]
 
 
-@cache
+@lru_cache(maxsize=CASTLE_DISTANCE + 1)  # a distance is 0 to CASTLE_DISTANCE
 def _closer_than(distance: int) -> tuple[tuple[int, int], ...]:
     """The steps (dx, dy) to the cells closer than `distance` (Manhattan) to a cell."""
     return tuple(
