@@ -9,7 +9,10 @@ import games
 from tests.test_engine_caches import caches_of, takes_a_key
 
 # Keyed by configuration, never by a game: one entry per value the settings name.
-BY_CONFIGURATION = {"games.tasks._redis": "one client per broker URL"}
+BY_CONFIGURATION = {
+    "games.tasks._redis": "one client per broker URL",
+    "games.mail.push._vapid": "one key per VAPID_PRIVATE_KEY setting",
+}
 
 
 def test_every_site_cache_with_a_key_keeps_a_bounded_number_of_entries() -> None:
