@@ -27,7 +27,7 @@ import pytest
 import redis
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.utils import translation
+from django.utils import timezone, translation
 from kombu import Queue
 
 from games import services
@@ -134,10 +134,13 @@ def site_language() -> Iterator[None]:
     """Each test starts in the site's language. A request through the test client leaves
     its language active in this thread (LocaleMiddleware activates it and, as in any
     server, the next request activates its own), so one test's German page would
-    otherwise make the next test's sentences German."""
+    otherwise make the next test's sentences German. The same goes for the time zone
+    (games.middleware activates the person's own), which the log's times are told in."""
     translation.deactivate()
+    timezone.deactivate()
     yield
     translation.deactivate()
+    timezone.deactivate()
 
 
 def clear_site_cache() -> None:

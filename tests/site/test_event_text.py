@@ -443,6 +443,7 @@ def _kinds_in(node: ast.AST) -> list[str]:
             and k.value == "kind"
             and isinstance(v, ast.Constant)
             and isinstance(v.value, str)
+            and v.value  # "": a history page's run of a phase not yet named, no event
         ]
     if (
         isinstance(node, ast.Call)

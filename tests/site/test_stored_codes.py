@@ -13,6 +13,7 @@ from games import services
 from games.mail import compose
 from games.models import OutgoingEmail, PendingSubmission, Seat
 from games.show.event_text import describe
+from games.show.words import reason_text
 from tests.engine_helpers import Play
 from tests.engine_helpers import game as engine_game
 from tests.site.test_emails import seat
@@ -34,8 +35,10 @@ def test_a_refused_submission_stores_the_reasons_code_and_values_not_its_words()
     data = json.loads(json.dumps(services._refused(item, exc, 3)))  # as the row keeps it
     assert data["reason"] == {"code": "waiting_for_others", "values": exc.reason.values}
     assert "waiting for" not in json.dumps(data)  # no sentence in the row
+    told = reason_text(exc.reason.code, exc.reason.values, "ochre")  # "not for you"
+    assert told != str(exc) and told.endswith("not for you")
     assert describe(data, NAMES, "ochre") == (
-        f"Your submission 'decide 1' could not be applied: {exc}."
+        f"Your submission 'decide 1' could not be applied: {told}."
     )
 
 
