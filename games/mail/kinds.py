@@ -33,6 +33,9 @@ class Kind:
     one_per_phase: bool = False
     # Tells the table's messages unread by the reader (when sent as written, not held).
     carries_talk: bool = False
+    # A call to vote (games.votes): moot, and dropped unsent, once the vote is decided or
+    # its reader has voted before it leaves (outbox.send), as an ask is once answered.
+    asks_vote: bool = False
     # Owed news: a held row never sent as it is (told in the person's next email of
     # the game, or composed afresh once due): not rendered (compose._owed).
     owed_news: bool = False
@@ -71,7 +74,7 @@ KINDS: dict[str, Kind] = {
     # An ask by Web Push, beside the ask's email or instead of it (PushChoice).
     "push": Kind(push=True, template=""),
     # The table is asked to vote (games.votes): at once, since the vote closes soon.
-    "vote_proposed": Kind(threaded=True, mute_link=True),
+    "vote_proposed": Kind(threaded=True, mute_link=True, asks_vote=True),
     # Answers to a person's email.
     "move_accepted": Kind(threaded=True, transactional=True),
     "move_refused": Kind(threaded=True, transactional=True),

@@ -49,7 +49,7 @@ from django.utils import timezone
 
 from games.links import absolute_url
 from games.mail import kinds, push
-from games.models import EmailPreference, Game, Notifications, OutgoingEmail
+from games.models import DeadlineVote, EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
 Status = OutgoingEmail.Status
@@ -450,6 +450,10 @@ def send(email_id: int) -> bool:
     if not claimed:
         return False  # sent, being sent, held or failed: someone else's or nobody's
     email = OutgoingEmail.objects.get(id=email_id)
+    if kinds.of(email.kind).asks_vote and not _vote_still_asks(email):
+        _finish(email, Status.FOLDED, last_error=MOOT_VOTE, next_attempt_at=None)
+        _hand_on(email)
+        return False
     note = ""
     try:
         if kinds.of(email.kind).push:
@@ -468,6 +472,17 @@ def send(email_id: int) -> bool:
     _finish(email, Status.SENT, sent_at=timezone.now(), last_error=note, next_attempt_at=None)
     _hand_on(email)
     return True
+
+
+MOOT_VOTE = "moot: the vote was decided, or its reader voted, before it left"
+
+
+def _vote_still_asks(email: OutgoingEmail) -> bool:
+    """Whether the game's vote still waits for the reader of a call to vote."""
+    if email.game_id is None or email.user_id is None:
+        return False
+    still_open = DeadlineVote.objects.filter(game_id=email.game_id, status=DeadlineVote.Status.OPEN)
+    return still_open.exclude(ballots__seat__user_id=email.user_id).exists()
 
 
 UNDERWAY = (Status.QUEUED, Status.SENDING, Status.RETRYING)

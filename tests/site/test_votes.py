@@ -21,7 +21,7 @@ from django.utils import timezone
 from engine import game as engine
 from engine.notation import format_move
 from games import services, votes
-from games.mail import notify, replies
+from games.mail import notify, outbox, replies
 from games.mail.inbound import Verdict, handle_message
 from games.mail.tokens import reply_address
 from games.models import Ballot, DeadlineVote, Event, Game, OutgoingEmail, Profile, Reminder, Seat
@@ -519,3 +519,19 @@ def test_a_proposal_is_open_for_vote_hours(game, alice, settings):
         proposal = votes.propose(game.pk, alice, "extend", 5)
     assert proposal.expires_at == moment + 6 * HOUR
     assert seat(game, "red").proposals.get() == proposal
+
+
+def test_a_call_to_vote_still_unsent_once_the_vote_is_decided_is_dropped(game, alice, bob, charlie):
+    """A call to vote that has not left when the vote is decided (or its reader already
+    voted) would ask for nothing: the outbox drops it (outbox.MOOT_VOTE), as a later
+    phase supersedes an ask; one still open is sent."""
+    votes.propose(game.pk, alice, "extend", 5)
+    calls = {e.user: e for e in OutgoingEmail.objects.filter(kind="vote_proposed")}
+    assert set(calls) == {bob, charlie}
+    votes.cast(game.pk, bob, True)  # passes: charlie's call asks for nothing now
+    assert outbox.send(calls[bob].pk) is False and outbox.send(calls[charlie].pk) is False
+    for email in OutgoingEmail.objects.filter(kind="vote_proposed"):
+        assert email.status == OutgoingEmail.Status.FOLDED and email.last_error == outbox.MOOT_VOTE
+    votes.propose(game.pk, alice, "extend", 5)  # a new one, still open: its calls go
+    (still,) = OutgoingEmail.objects.filter(kind="vote_proposed", user=charlie, status="queued")
+    assert outbox.send(still.pk) is True
