@@ -67,8 +67,9 @@ def dave(db) -> User:
     return make_user("dave")
 
 
-def three_player_game(alice: User, bob: User, charlie: User, **options) -> Game:
-    """A started game: alice red, bob ochre, charlie lilac (basic, sealed by default)."""
+def new_game(creator: User, **options) -> Game:
+    """A game as the new-game form makes it: 3 players, basic, sealed by default; the
+    creator red, the other seats open unless `computer_colours` fills them."""
     settings = {
         "name": "Test game",
         "player_count": 3,
@@ -81,7 +82,12 @@ def three_player_game(alice: User, bob: User, charlie: User, **options) -> Game:
         "computer_colours": [],
         **options,
     }
-    game = services.create_game(alice, **settings)
+    return services.create_game(creator, **settings)
+
+
+def three_player_game(alice: User, bob: User, charlie: User, **options) -> Game:
+    """A started game: alice red, bob ochre, charlie lilac (basic, sealed by default)."""
+    game = new_game(alice, **options)
     services.join_game(game.pk, bob, "ochre")
     services.join_game(game.pk, charlie, "lilac")
     return Game.objects.get(pk=game.pk)

@@ -30,7 +30,7 @@ from games.show.event_text import describe
 from games.show.presenter import present
 from games.show.view_text import scores
 from games.views import history as history_view
-from tests.site.conftest import three_player_game
+from tests.site.conftest import new_game, three_player_game
 from tests.site.test_game_page import play_phases
 
 NAMES = {"red": "Alice", "ochre": "Bob", "lilac": "Charlie"}
@@ -63,18 +63,7 @@ def seat_of(game: Game, colour: str) -> Seat:
 
 def against_computers(alice: User) -> Game:
     """alice (red) against two computers, as the demo plays."""
-    game = services.create_game(
-        alice,
-        name="Against the computers",
-        player_count=3,
-        setup="basic",
-        decisions="sealed",
-        money="hidden",
-        deadline_hours=48,
-        invite_only=False,
-        colour="red",
-        computer_colours=["ochre", "lilac"],
-    )
+    game = new_game(alice, name="Against the computers", computer_colours=["ochre", "lilac"])
     return Game.objects.get(pk=game.pk)
 
 
@@ -167,18 +156,7 @@ def test_one_taker_of_a_money_bag_takes_it_whole():
 
 
 def test_an_open_game_says_how_many_seats_it_still_waits_for(alice, bob):
-    game = services.create_game(
-        alice,
-        name="Gathering",
-        player_count=3,
-        setup="basic",
-        decisions="sealed",
-        money="hidden",
-        deadline_hours=48,
-        invite_only=False,
-        colour="red",
-        computer_colours=[],
-    )
+    game = new_game(alice, name="Gathering")
     services.join_game(game.pk, bob, "ochre")
     text = page(alice, reverse("game", args=[game.pk]))
     assert "it waits for 1 more player (2 of 3 seats taken)." in text

@@ -33,7 +33,7 @@ from games.models import (
     away_q,
 )
 from games.views.lists import LISTED, my_games_in_order, open_games
-from tests.site.conftest import make_user
+from tests.site.conftest import make_user, new_game
 from tests.site.test_game_page import play_phases
 
 pytestmark = pytest.mark.django_db
@@ -195,18 +195,7 @@ def test_every_write_a_reader_sees_moves_their_version_on(game, readers):
 
 
 def test_an_open_game_s_seats_move_the_version_on(alice, bob, dave):
-    game = services.create_game(
-        alice,
-        name="Open table",
-        player_count=4,
-        setup="basic",
-        decisions="sealed",
-        money="hidden",
-        deadline_hours=48,
-        invite_only=False,
-        colour="red",
-        computer_colours=[],
-    )
+    game = new_game(alice, name="Open table", player_count=4)
     carol, erin = make_user("carol"), make_user("erin")
     steps: list[tuple[str, Step]] = [
         ("a player joins", lambda g: services.join_game(g.pk, bob, "ochre")),
