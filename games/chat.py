@@ -28,7 +28,7 @@ from django.dispatch import Signal
 from django.utils.translation import gettext as _
 
 from games import limits
-from games.models import MESSAGE_CHARS, Game, Message, OutgoingEmail, Seat
+from games.models import MESSAGE_CHARS, TALK_HELD, Game, Message, OutgoingEmail, Seat, none_held
 from games.services import GameError
 from games.show.words import colour_word, labelled
 
@@ -169,6 +169,8 @@ def for_page(game: Game, seat: Seat | None) -> list[Message]:
     """The messages the page shows the viewer, oldest first (the newest PAGE_MESSAGES).
     One query: their sender and addressee are the game's seats, taken from the seats the
     page prefetched with their users' profiles (read here if it did not)."""
+    if none_held(game, TALK_HELD):  # the page read that nobody has written at this table
+        return []
     found = Message.objects.filter(game_id=game.pk).visible_to(seat).order_by("-pk")
     shown = list(found[:PAGE_MESSAGES])
     _attach(shown, _seats_of(game))

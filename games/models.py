@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Max, OuterRef, Q, Subquery
+from django.db.models import Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -893,3 +894,47 @@ class Ballot(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["vote", "seat"], name="one_ballot_per_seat"),
         ]
+
+
+# --- what a game's page reads with the game's row and its seats ----------------------------
+# As SQL (RawSQL): the ORM's building of these expressions cost the page more CPU than the
+# queries they save.
+
+_GAMES, _SEATS = Game._meta.db_table, Seat._meta.db_table  # the queries' own tables
+_OF_THIS_GAME = f"EXISTS (SELECT 1 FROM {{table}} x WHERE x.game_id = {_GAMES}.id)"
+VOTES_HELD, TALK_HELD = "votes_held", "talk_held"
+
+
+def page_flags() -> dict[str, RawSQL]:
+    """Annotations for the game's row on its page (`views.play._load`): whether the game
+    has any deadline vote or any table talk, so that a game with none asks no query for
+    them (`votes.standing`, `chat.for_page` read them with `none_held`)."""
+    return {
+        VOTES_HELD: RawSQL(_OF_THIS_GAME.format(table=DeadlineVote._meta.db_table), ()),
+        TALK_HELD: RawSQL(_OF_THIS_GAME.format(table=Message._meta.db_table), ()),
+    }
+
+
+def none_held(game: Game, flag: str) -> bool:
+    """Whether the game's row was read with `flag` (`page_flags`), and it says none."""
+    return vars(game).get(flag) is False
+
+
+_STORED = f"""SELECT p.text FROM {PendingSubmission._meta.db_table} p
+WHERE p.seat_id = {_SEATS}.id AND p.phase_number = %s"""
+
+
+def with_pending(
+    seats: QuerySet[Seat], phase_number: int, user: AbstractBaseUser | AnonymousUser
+) -> QuerySet[Seat]:
+    """Seats annotated as `services.with_submitted` (whether each has a move stored for
+    `phase_number`) and with `own_pending`: the text of that move on `user`'s own seat,
+    None on every other (another's move never leaves the database)."""
+    user_id = user.pk if user.is_authenticated else None
+    return seats.annotate(
+        has_submitted=RawSQL(f"EXISTS ({_STORED})", (phase_number,)),
+        own_pending=RawSQL(
+            f"CASE WHEN {_SEATS}.user_id = %s THEN ({_STORED}) END",
+            (user_id, phase_number),
+        ),
+    )

@@ -45,7 +45,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import deadlines, services
-from games.models import PERSON, Ballot, DeadlineVote, Game, Seat
+from games.models import PERSON, VOTES_HELD, Ballot, DeadlineVote, Game, Seat, none_held
 from games.services import GameError
 
 Kind = DeadlineVote.Kind
@@ -151,10 +151,14 @@ class Standing:
 def standing(game: Game, now: datetime) -> Standing:
     """The game's votes now, in one query: this phase's proposals and the game's passed
     ones (a few rows: the limits keep them few)."""
-    rows = list(
-        game.deadline_votes.filter(
-            Q(phase_number=game.phase_number) | Q(status=Status.PASSED)
-        ).select_related("proposer")
+    rows = (
+        []
+        if none_held(game, VOTES_HELD)  # the page read that the game has had no vote
+        else list(
+            game.deadline_votes.filter(
+                Q(phase_number=game.phase_number) | Q(status=Status.PASSED)
+            ).select_related("proposer")
+        )
     )
     passed = [v for v in rows if v.status == Status.PASSED]
     this_phase = [v for v in rows if v.phase_number == game.phase_number]

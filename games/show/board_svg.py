@@ -514,17 +514,20 @@ def _cell_labels(v: View, names: Mapping[Cell, str]) -> dict[Cell, str]:
         add((int(x), int(y)), _("%(colour)s castle") % {"colour": colour_word(str(owner))})
     for x, y, owner in v.get("knights", []):
         add((int(x), int(y)), _("%(colour)s knight") % {"colour": colour_word(str(owner))})
+    # Each name translated once for all the cells it is said of.
     for region in v.get("regions", []):
-        words = {"colour": colour_word(str(region.get("owner", "")))}
+        said = _("%(colour)s region") % {"colour": colour_word(str(region.get("owner", "")))}
         for c in region["cells"]:
-            add(c, _("%(colour)s region") % words)
+            add(c, said)
+    neutral = _("neutral zone")
     for zone in v.get("neutral_zones", []):
         for c in zone["cells"]:
-            add(c, _("neutral zone"))
+            add(c, neutral)
+    sides = {step: str(words) for step, words in SIDES.items()}
     for a, b in v.get("walls", []):
         one, two = _cell(a), _cell(b)
-        add(one, str(SIDES[(two[0] - one[0], two[1] - one[1])]))
-        add(two, str(SIDES[(one[0] - two[0], one[1] - two[1])]))
+        add(one, sides[(two[0] - one[0], two[1] - one[1])])
+        add(two, sides[(one[0] - two[0], one[1] - two[1])])
     return {cell: ", ".join([name, *things.get(cell, [])]) for cell, name in names.items()}
 
 

@@ -258,6 +258,8 @@ class Presentation:
         """The viewer's own submission stored for this phase, as text."""
         if self.seat is None:
             return None
+        if "own_pending" in vars(self.seat):  # read with the seats (`models.with_pending`)
+            return vars(self.seat)["own_pending"]
         return next((text for _, text in self._stored if text is not None), None)
 
     def submitted(self) -> set[str]:

@@ -9,17 +9,19 @@ last events.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Prefetch
+from django.db.models import Prefetch, prefetch_related_objects
 from django.http import HttpRequest, HttpResponse, JsonResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.datastructures import MultiValueDict
-from django.utils.safestring import mark_safe
-from django.utils.translation import gettext, pgettext_lazy
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
@@ -30,7 +32,7 @@ from engine.view import View
 from games import chat, services
 from games.context_processors import COUNTED
 from games.forms import MessageForm
-from games.models import Game, Seat
+from games.models import Game, Seat, page_flags, with_pending
 from games.play_forms import (
     FORMS,
     EndAllianceForm,
@@ -73,10 +75,15 @@ def _load(request: HttpRequest, game_id: int) -> Presentation:
     invite-only game they neither play nor were invited to is a 404 (`visible_game`,
     asked only of an invite-only game the person has no seat in: a public game, or a
     player's own, is visible without it)."""
-    seats = Seat.objects.select_related("user__profile", "user__notifications")
-    game = get_object_or_404(
-        Game.objects.prefetch_related(Prefetch("seats", queryset=seats)), pk=game_id
+    game = get_object_or_404(Game.objects.annotate(**page_flags()), pk=game_id)
+    # Each seat with whether it has a move stored for the phase the game row says, and
+    # the requester's own move: the page's pending moves read with the seats.
+    seats = with_pending(
+        Seat.objects.select_related("user__profile", "user__notifications"),
+        game.phase_number,
+        request.user,
     )
+    prefetch_related_objects([game], Prefetch("seats", queryset=seats))
     seat = game.seat_for(request.user)
     if game.invite_only and seat is None:
         visible_game(request, Game.objects.only("pk"), pk=game_id)
@@ -170,12 +177,33 @@ def _play_context(
         "pending": shown.my_pending(),
         "pending_until": UNTIL.get(v["phase"]["kind"], UNTIL_RESOLVED),
         **_forms(shown.game, shown.seat, v, kept),
-        # Newest first; as dicts, which the template reads without trying an index first.
-        "log": [
-            {"turn": line.turn, "text": line.text, "private": line.private}
-            for line in reversed(shown.events(last=EVENTS_SHOWN))
-        ],
+        "log": _log(shown),
     }
+
+
+# A line of the log: its turn, what happened, and a badge if only its reader reads it.
+LOG_LINE = '<li class="log-line{}"><span class="text-muted">{}</span> · {}{}</li>'
+
+
+def _log(shown: Presentation) -> SafeString:
+    """The last events, newest first, as the lines of the log's list: written here rather
+    than by the template, where its fifty lines were half the page's template work; each
+    word translated once for all the lines."""
+    turn = gettext("Turn %(turn)s")
+    only_you = format_html(' <span class="badge text-bg-light">{}</span>', gettext("only you"))
+    return format_html_join(
+        "",
+        LOG_LINE,
+        (
+            (
+                " private" if line.private else "",
+                turn % {"turn": line.turn},
+                line.text,
+                only_you if line.private else "",
+            )
+            for line in reversed(shown.events(last=EVENTS_SHOWN))
+        ),
+    )
 
 
 def _forms(
@@ -242,6 +270,7 @@ def _players(shown: Presentation, v: View) -> list[dict]:
             "name": shown.name(colour),
             "ducats": None,
             **data,
+            "counts": _counts(data),
             "bar": round(100 * data["power"] / top),
             "is_me": colour == v["viewer"],
             "is_start": colour == v["start_player"],
@@ -254,6 +283,19 @@ def _players(shown: Presentation, v: View) -> list[dict]:
         }
         for colour, data in v["players"].items()
     ]
+
+
+def _counts(player: Mapping[str, Any]) -> str:
+    """What the power track says a player holds: "12 ducats · 3 politics · 5 knights left"
+    (ducats only where the view shows them)."""
+    n = {"n": player["hand_size"]}
+    parts = [ngettext("%(n)s politics", "%(n)s politics", n["n"]) % n]
+    n = {"n": player["knights_in_supply"]}
+    parts.append(ngettext("%(n)s knight left", "%(n)s knights left", n["n"]) % n)
+    if player.get("ducats") is not None:
+        n = {"n": player["ducats"]}
+        parts.insert(0, ngettext("%(n)s ducat", "%(n)s ducats", n["n"]) % n)
+    return " · ".join(parts)
 
 
 # --- JSON ----------------------------------------------------------------------------------------

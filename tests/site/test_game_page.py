@@ -28,8 +28,8 @@ from engine.notation import format_cell, format_move, parse_move
 from engine.position import alliance_key
 from engine.serialize import state_from_json, state_to_json
 from engine.view import view
-from games import services
-from games.models import Event, Game, PendingSubmission, Seat
+from games import chat, services, votes
+from games.models import Event, Game, PendingSubmission, Seat, with_pending
 from games.play_forms import (
     AcceptForm,
     BidForm,
@@ -372,6 +372,27 @@ def test_the_number_of_queries_does_not_grow_with_the_game(client, game, alice, 
     assert max(early[alice]) <= 12  # 10, and the two of the version it is drawn from
 
 
+def tables_read(client, user: User, game: Game) -> list[str]:
+    """The table of each ORM query of the user's game page: its first column's."""
+    _log_in(client, user)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(url(game)).status_code == 200
+    return [q["sql"].split()[1].split(".")[0].strip('"') for q in queries]
+
+
+def test_a_game_with_no_talk_or_vote_asks_no_query_for_them(client, game, alice, bob):
+    """The game's row says whether it has any talk or vote (`models.page_flags`): a page
+    asks for them where there are some, and shows them."""
+    read = tables_read(client, alice, game)
+    assert "games_message" not in read and "games_deadlinevote" not in read
+    chat.post(game.pk, bob.pk, "Shall we extend?")
+    votes.propose(game.pk, bob, "extend", 24)
+    read = tables_read(client, alice, game)
+    assert read.count("games_message") == 1 and read.count("games_deadlinevote") == 1
+    text = page_text(client, alice, game)
+    assert "Shall we extend?" in text and 'id="table-vote"' in text and "24" in text
+
+
 def test_the_log_shows_the_last_fifty_events(client, game, alice):
     game = play_phases(game, 40)
     log = as_json(client, alice, game)["events"]
@@ -398,6 +419,18 @@ def test_a_sealed_decision_is_seen_by_its_owner_alone(client, game, dave):
     post(client, owner, game, {"move": "decide 2, 3"})
     assert PendingSubmission.objects.get().text == "decide 2, 3"
     assert_only_owner_sees(client, game, owner, "decide 2, 3", dave)
+
+
+def test_the_seats_bring_only_the_readers_own_stored_move(client, game, alice, bob):
+    """The page reads who has moved and the reader's own move with the seats
+    (`models.with_pending`); another's move never leaves the database."""
+    start = state_of(game).start_player
+    moves = {c: "decide 2, 3" if c == start else "decide 1" for c in ("red", "ochre")}
+    for user, colour in ((alice, "red"), (bob, "ochre")):
+        post(client, user, game, {"move": moves[colour]})
+    seats = with_pending(Seat.objects.filter(game=game), game.phase_number, alice)
+    read = {s.colour: (s.has_submitted, s.own_pending) for s in seats}
+    assert read == {"red": (True, moves["red"]), "ochre": (True, None), "lilac": (False, None)}
 
 
 def test_a_sealed_bid_is_seen_by_its_owner_alone(client, game, alice, dave):
