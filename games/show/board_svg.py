@@ -393,14 +393,13 @@ def _alliance_mark(edge: tuple[Cell, Cell] | None, one: Cell, two: Cell, label: 
 
 
 def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
+    # Translated once for all the pieces, not once a piece.
+    castle, knight = _("%(colour)s castle at %(cell)s"), _("%(colour)s knight at %(cell)s")
+    sentence = castle if kind == "castle" else knight
+    colours = _ColourWords()
     for x, y, owner in pieces:
         cell, name = _cell((x, y)), escape(str(owner))
-        words = {"colour": colour_word(str(owner)), "cell": format_cell(cell)}
-        said = (
-            _("%(colour)s castle at %(cell)s")
-            if kind == "castle"
-            else _("%(colour)s knight at %(cell)s")
-        ) % words
+        said = sentence % {"colour": colours.word(str(owner)), "cell": format_cell(cell)}
         title = f"<title>{escape(said)}</title>"
         cx, cy = _centre(cell)
         if kind == "castle":
@@ -409,19 +408,38 @@ def _pieces(pieces: list[list[Any]], kind: str) -> Iterator[str]:
                 f'y="{_top(cell[1])}" width="{CELL}" height="{CELL}" '
                 f'fill="{_colour(owner)}">{title}</use>'
             )
-            yield _letter(str(owner), cx, cy + 9)  # on the castle's wall, below its battlements
+            # On the castle's wall, below its battlements.
+            yield _letter(str(owner), colours, cx, cy + 9)
         else:
             yield (
                 f'<circle class="knight knight-{name}" cx="{cx}" cy="{cy}" r="9" '
                 f'fill="{_colour(owner)}" stroke="#1d1d1d" stroke-width="1.5">'
                 f"{title}</circle>"
             )
-            yield _letter(str(owner), cx, cy)
+            yield _letter(str(owner), colours, cx, cy)
 
 
-def _letter(owner: str, cx: float, cy: float) -> str:
+class _ColourWords:
+    """The colours' words and letters in the active language, each translated once."""
+
+    def __init__(self) -> None:
+        self.words: dict[str, str] = {}
+        self.letters: dict[str, str] = {}
+
+    def word(self, colour: str) -> str:
+        if colour not in self.words:
+            self.words[colour] = colour_word(colour)
+        return self.words[colour]
+
+    def letter(self, colour: str) -> str:
+        if colour not in self.letters:
+            self.letters[colour] = colour_letter(colour)
+        return self.letters[colour]
+
+
+def _letter(owner: str, colours: _ColourWords, cx: float, cy: float) -> str:
     """The colour's letter, centred on (cx, cy)."""
-    letter = escape(colour_letter(owner))
+    letter = escape(colours.letter(owner))
     return (
         f'<text class="piece-letter" x="{cx}" y="{cy + 4}" text-anchor="middle" '
         f'font-family="sans-serif" font-size="11" font-weight="bold" '
@@ -510,13 +528,15 @@ def _cell_labels(v: View, names: Mapping[Cell, str]) -> dict[Cell, str]:
     def add(cell: Iterable[int], what: str) -> None:
         things.setdefault(_cell(cell), []).append(what)
 
-    for x, y, owner in v.get("castles", []):
-        add((int(x), int(y)), _("%(colour)s castle") % {"colour": colour_word(str(owner))})
-    for x, y, owner in v.get("knights", []):
-        add((int(x), int(y)), _("%(colour)s knight") % {"colour": colour_word(str(owner))})
     # Each name translated once for all the cells it is said of.
+    colours = _ColourWords()
+    castle, knight = _("%(colour)s castle"), _("%(colour)s knight")
+    for x, y, owner in v.get("castles", []):
+        add((int(x), int(y)), castle % {"colour": colours.word(str(owner))})
+    for x, y, owner in v.get("knights", []):
+        add((int(x), int(y)), knight % {"colour": colours.word(str(owner))})
     for region in v.get("regions", []):
-        said = _("%(colour)s region") % {"colour": colour_word(str(region.get("owner", "")))}
+        said = _("%(colour)s region") % {"colour": colours.word(str(region.get("owner", "")))}
         for c in region["cells"]:
             add(c, said)
     neutral = _("neutral zone")

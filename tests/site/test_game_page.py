@@ -369,7 +369,7 @@ def test_the_number_of_queries_does_not_grow_with_the_game(client, game, alice, 
     assert game.phase_number > 30 and Event.objects.filter(game=game).count() > 100
     late = {user: count_queries(client, user, game) for user in (alice, dave, None)}
     assert late == early
-    assert max(early[alice]) <= 12  # 10, and the two of the version it is drawn from
+    assert max(early[alice]) <= 12
 
 
 def tables_read(client, user: User, game: Game) -> list[str]:
