@@ -1,4 +1,5 @@
-"""The beat's sweep as the operator of a busy server feels it: `sweep-scale`.
+"""The beat's sweep as the operator of a busy server feels it: `sweep-scale`, and what
+a deadline falling due costs: `deadline-queries` (at the end of this module).
 
 One `games.tasks.sweep_once` (recovery, absences, deadlines, reminders, held results,
 the outbox) with 10,000 running games of which 100 have work due, against the same with
@@ -353,4 +354,113 @@ def sweep_figures(options: Options) -> Iterator[Figure]:
         unit="ms",
         spread=big["spread"],
         detail={"measured": big, "baseline": base},
+    )
+
+
+# --- deadline-queries --------------------------------------------------------------------------
+
+
+def play_to(game: Game, turn: int) -> Game:
+    """Every awaited seat plays the engine's default, stored and resolved by the services,
+    until the game is at `turn` or later in a sealed phase that awaits every seat."""
+    seats = dict(Seat.objects.filter(game=game).values_list("colour", "pk"))
+    for _ in range(50 * turn + 50):
+        game = Game.objects.get(pk=game.pk)
+        state = game.engine_state
+        if state.is_over:
+            break
+        if game.turn >= turn and is_simultaneous(state) and len(state.waiting) == len(seats):
+            return game
+        for colour in state.waiting if is_simultaneous(state) else state.waiting[:1]:
+            services.submit_move(game.pk, seats[colour], default_move(state, colour))
+        services.resolve(game.pk, game.phase_number)
+    raise RuntimeError(f"no phase awaiting every seat at turn {turn}")
+
+
+def deadline_game(people: list[User], seats: int, turn: int) -> Game:
+    """A game of `seats` (people, and a computer from 4 seats on), at `turn`; the people
+    at their limit of missed deadlines, so that the deadline brings stand-ins too."""
+    game = services.create_game(
+        people[0],
+        name=f"Deadline {seats}",
+        player_count=seats,
+        setup="variable",
+        decisions="sealed",
+        money="hidden",
+        deadline_hours=48,
+        invite_only=False,
+        colour="red",
+        computer_colours=["grey"] if seats == 4 else [],
+        max_missed_deadlines=1,
+    )
+    Game.objects.filter(pk=game.pk).update(seed=SEED)
+    colours = ("ochre",) if seats == 2 else ("ochre", "lilac")
+    for colour, user in zip(colours, people[1:], strict=False):
+        services.join_game(game.pk, user, colour)
+    return play_to(game, turn)
+
+
+def deadline_cost(game: Game) -> dict[str, Any]:
+    """The SQL statements of the sweep's deadline step with this game's deadline just
+    passed, less those of the same step with nothing due."""
+    from games.deadlines import pass_deadlines
+
+    queued: list[tuple[str, tuple[int, ...]]] = []
+    with mock.patch("games.tasks.queue", lambda task, *a, **_: queued.append((task.name, a))):
+        now = timezone.now()
+        with CaptureQueriesContext(connection) as idle:
+            pass_deadlines(now)
+        Game.objects.filter(pk=game.pk).update(deadline=now - timedelta(minutes=1))
+        with CaptureQueriesContext(connection) as due:
+            pass_deadlines(now)
+    # The resolve was queued, not run: the game's deadline is moved on as if it had run.
+    Game.objects.filter(pk=game.pk).update(deadline=now + timedelta(hours=48))
+    assert queued == [("games.tasks.resolve_phase", (game.pk, game.phase_number))], queued
+    return {
+        "seats": game.player_count,
+        "turn": game.turn,
+        "events_before": game.events_stored,
+        "queries": len(due) - len(idle),
+        "step_queries": len(due),
+        "idle_step_queries": len(idle),
+        "sql": [q["sql"][:70] for q in due.captured_queries],
+    }
+
+
+@figures("deadline-queries")
+def deadline_figures(options: Options) -> Iterator[Figure]:
+    """The SQL statements a deadline falling due costs (issue 25, item 5): those of the
+    sweep's deadline step (`games.deadlines.pass_deadlines`) with one game due, less
+    those of the same step with nothing due (its one indexed lookup of the due games,
+    which every sweep makes, due or not; `detail.*.step_queries` counts it in). Counted
+    in: the transaction (BEGIN, COMMIT), the game's row lock, its seats and who
+    submitted, the defaults stored, the log, the seats' counts of missed deadlines and
+    stand-ins, the game's row, up to the resolve queued after the commit (its queueing
+    is the broker's, not SQL). Not counted: the resolve itself, the phase's own work as
+    for a phase everyone played (its cost is resolve-latency's and throughput's).
+
+    Measured for a small game (2 seats, turn 1) and a large one (4 seats, three people
+    and a computer, many turns on: more events, snapshots and record rows), every seat
+    missing and the people reaching the game's limit (stand-ins). No baseline: the
+    target is on the count itself (the issue's "at most 8"), the large game's; `what`
+    says whether the small one costs the same (a count growing with the game would
+    show there, as in `page-queries`)."""
+    empty_tables()
+    people = [person(f"d{i}") for i in range(3)]
+    with no_task_queue():
+        small = deadline_game(people, 2, 1)
+        large = deadline_game(people, 4, options.size(20, 4))
+    costs = {"small": deadline_cost(small), "large": deadline_cost(large)}
+    empty_tables()
+    same = costs["small"]["queries"] == costs["large"]["queries"]
+    yield Figure(
+        "deadline-queries",
+        f"SQL statements of a deadline falling due, 4 seats at turn {large.turn} "
+        f"({'the same' if same else 'not the same'} for 2 seats at turn {small.turn}: "
+        f"{costs['small']['queries']})",
+        measured=costs["large"]["queries"],
+        baseline=None,
+        target="<= 8",
+        unit="queries",
+        detail={**costs, "same_for_both": same},
     )
