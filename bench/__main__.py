@@ -4,8 +4,9 @@
 and on no other: DATABASE_URL (a PostgreSQL server) and REDIS_URL (a Redis database),
 both required, both checked to answer before anything is measured; it refuses clearly
 otherwise, and installs, starts and creates nothing outside them. On that server it makes
-a database of its own (`bench_<name>` of DATABASE_URL, made fresh, dropped at the end),
-so it never touches the site's data; in that Redis database its workers' queues and the
+a database of its own (`bench_<name>` of DATABASE_URL, made fresh, dropped at the end;
+and `bench_<name>_small` beside it for the sweep's two sizes), so it never touches the
+site's data; in that Redis database its workers' queues and the
 site's cache keys, which it clears. It prints the README's table and writes the figures
 as JSON (default bench/latest.json).
 """
