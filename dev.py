@@ -47,9 +47,7 @@ def ensure_venv() -> None:
     if not PYTHON.exists():
         print("Creating the virtual environment in .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
-    stamp = VENV / f".installed-{digest}"
-    if stamp.exists():
+    if venv_current():
         return
     print("Installing the pinned dependencies ...", flush=True)
     pip = [str(PYTHON), "-m", "pip", "--disable-pip-version-check", "-q"]
@@ -57,7 +55,17 @@ def ensure_venv() -> None:
     subprocess.run([*pip, "install", "-e", f"{ROOT}[dev]"], check=True)
     for old in VENV.glob(".installed-*"):
         old.unlink()
-    stamp.touch()
+    venv_stamp().touch()
+
+
+def venv_stamp() -> Path:
+    """The mark of .venv installed from this pyproject.toml."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    return VENV / f".installed-{digest}"
+
+
+def venv_current() -> bool:
+    return PYTHON.exists() and venv_stamp().exists()
 
 
 def run(*args: str) -> None:
@@ -458,10 +466,15 @@ TEST_REDIS_URL = "redis://127.0.0.1:6379/15"
 
 
 def cmd_bench(extra: list[str]) -> None:
-    """The benchmark suite (bench/), on PostgreSQL and Redis: a table, bench/latest.json."""
-    ensure_services()
-    os.environ.setdefault("DATABASE_URL", TEST_DATABASE_URL)
-    os.environ.setdefault("REDIS_URL", TEST_REDIS_URL)
+    """The benchmark suite (bench/): a table, bench/latest.json. It runs on the
+    DATABASE_URL and REDIS_URL it is given and on nothing else: no default, nothing
+    installed, started or created here (`python -m bench` refuses clearly if either is
+    missing or does not answer), and the virtual environment as it is."""
+    if not venv_current():
+        sys.exit(
+            "dev.py bench installs nothing: .venv is missing or older than pyproject.toml. "
+            "Make it first (python3 dev.py test, or python3 -c 'import dev; dev.ensure_venv()')."
+        )
     run(str(PYTHON), "-m", "bench", *extra)
 
 
@@ -496,10 +509,14 @@ COMMANDS = {
 }
 
 
+INSTALLS_NOTHING = {"bench"}  # it measures the machine as it is (issue 25)
+
+
 def main() -> None:
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
         sys.exit(f"usage: python3 dev.py {{{','.join(COMMANDS)}}} [arguments]")
-    ensure_venv()
+    if sys.argv[1] not in INSTALLS_NOTHING:
+        ensure_venv()
     COMMANDS[sys.argv[1]](sys.argv[2:])
 
 

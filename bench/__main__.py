@@ -1,9 +1,14 @@
 """Run the benchmark suite: `python -m bench [--quick] [--only ID,...] [--out PATH]`.
 
-`python3 dev.py bench` runs this with the services it needs (PostgreSQL, Redis). The
-suite makes a database of its own (`test_<name>` of DATABASE_URL, made fresh, dropped at
-the end), so it never touches the site's data. It prints the README's table and writes
-the figures as JSON (default bench/latest.json).
+`python3 dev.py bench` runs this as it is. The suite runs on the services it is given
+and on no other: DATABASE_URL (a PostgreSQL server) and REDIS_URL (a Redis database),
+both required, both checked to answer before anything is measured; it refuses clearly
+otherwise, and installs, starts and creates nothing outside them. On that server it makes
+a database of its own (`bench_<name>` of DATABASE_URL, made fresh, dropped at the end;
+and `bench_<name>_small` beside it for the sweep's two sizes), so it never touches the
+site's data; in that Redis database its workers' queues and the
+site's cache keys, which it clears. It prints the README's table and writes the figures
+as JSON (default bench/latest.json).
 """
 
 from __future__ import annotations
@@ -23,11 +28,19 @@ def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated figure ids")
     parser.add_argument("--out", default="", help="where to write the JSON report")
     args = parser.parse_args()
+    refused = not_given()
+    if refused:
+        print(f"bench: {refused}", file=sys.stderr)
+        return 2
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "lowenherz_site.test_settings")
     os.environ.setdefault("DEBUG", "false")
     import django
 
     django.setup()
+    refused = not_answering()
+    if refused:
+        print(f"bench: {refused}", file=sys.stderr)
+        return 2
     from bench import core
     from bench.db import bench_database
 
@@ -53,6 +66,42 @@ def main() -> int:
     print(core.table(found))
     print(f"\n(written to {out})")
     return 0
+
+
+def not_given() -> str | None:
+    """Why the services the suite was given will not do (None: they will)."""
+    database, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
+    if not database.startswith(("postgres://", "postgresql://")):
+        return (
+            "DATABASE_URL must name a PostgreSQL server (postgres://USER@HOST:PORT/NAME); "
+            "the suite makes its own database bench_NAME there and drops it."
+        )
+    if not redis_url.startswith(("redis://", "rediss://")):
+        return "REDIS_URL must name a Redis database (redis://HOST:PORT/N) the suite may empty."
+    cache = os.environ.get("CACHE_URL", "")
+    if cache and cache != redis_url:
+        return "CACHE_URL must be unset or REDIS_URL: the suite clears the site's cache keys."
+    return None
+
+
+def not_answering() -> str | None:
+    """Why the services at DATABASE_URL and REDIS_URL cannot be used (None: they answer)."""
+    import warnings
+
+    import redis
+    from django.conf import settings
+    from django.db import DatabaseError, connection
+
+    try:  # as the suite's database is made next: on the server, not in NAME
+        with warnings.catch_warnings(action="ignore"), connection._nodb_cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except DatabaseError as error:
+        return f"no PostgreSQL answers at DATABASE_URL: {error}".strip()
+    try:
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=5).ping()
+    except (redis.RedisError, OSError) as error:
+        return f"no Redis answers at REDIS_URL: {error}"
+    return None
 
 
 if __name__ == "__main__":

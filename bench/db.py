@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test.utils import setup_test_environment, teardown_test_environment
 
 
@@ -36,3 +37,42 @@ def empty_tables() -> None:
         else:
             for table in tables:
                 cursor.execute(f"DELETE FROM {table}")
+
+
+@contextmanager
+def second_database(suffix: str) -> Iterator[BaseDatabaseWrapper]:
+    """`bench_<NAME>_<suffix>` beside the suite's database, on the same server: a copy of
+    it emptied (the same tables), with a connection of its own to run the site's code on
+    (`using`); dropped afterwards. For a benchmark that alternates two sizes of the same
+    tables, each in its database, rather than measuring one size after the other."""
+    main = connection.settings_dict["NAME"]
+    name = f"{main}_{suffix}"
+    empty_tables()
+    connection.close()  # a template is copied only while nobody is connected to it
+    _server(f'DROP DATABASE IF EXISTS "{name}"', f'CREATE DATABASE "{name}" TEMPLATE "{main}"')
+    main_wrapper = connections[DEFAULT_DB_ALIAS]
+    other = type(main_wrapper)({**main_wrapper.settings_dict, "NAME": name}, DEFAULT_DB_ALIAS)
+    try:
+        yield other
+    finally:
+        other.close()
+        _server(f'DROP DATABASE IF EXISTS "{name}"')
+
+
+@contextmanager
+def using(wrapper: BaseDatabaseWrapper) -> Iterator[None]:
+    """`wrapper` is the default connection meanwhile: the site's code runs on its
+    database (its connection stays open from one use to the next)."""
+    previous = connections[DEFAULT_DB_ALIAS]
+    connections[DEFAULT_DB_ALIAS] = wrapper
+    try:
+        yield
+    finally:
+        connections[DEFAULT_DB_ALIAS] = previous
+
+
+def _server(*statements: str) -> None:
+    """Statements on the server, outside any database (CREATE and DROP DATABASE)."""
+    with connection._nodb_cursor() as cursor:
+        for statement in statements:
+            cursor.execute(statement)

@@ -9,6 +9,10 @@ The creator extends the deadline now and then, one player is away for a while, a
 web player has the game page open every other stretch of steps. The worker's part is
 done in-process and in order, so that the count depends on the site's cadence alone.
 Counted: every email received, the final scores and the deadline notices included.
+
+No baseline: a count against a count (emails per phase that awaited the person), both
+of the same games, so no machine or moment enters it; the target ("<= 1.1"): about one
+email per phase a person is asked to play, the rest folded into those.
 """
 
 from __future__ import annotations

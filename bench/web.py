@@ -319,14 +319,21 @@ def world(options: Options) -> World:
 
 @figures("game-page")
 def game_page(options: Options) -> Iterator[Figure]:
+    """A seated player's page of a running 4-player game after `LATER_TURN` turns, server
+    time. Baseline: the minimal view (`bench.urls`: the same middleware, session and
+    database, one trivial query, a trivial response), requested in turn with the page
+    by the same signed-in client in the same run: the floor any page of the site pays,
+    so the ratio is what the game page itself costs, and a busier moment of the machine
+    falls on both alike."""
     yield _game_page(options, "en-gb", "game-page", "")
 
 
 @figures("game-page-de")
 def game_page_in_german(options: Options) -> Iterator[Figure]:
     """The same page for a German reader: every sentence through the German catalogue
-    (issue 23). The baseline is the same minimal view in the same run, so the ratio says
-    what the translations cost the page."""
+    (issue 23). The baseline is the same minimal view, requested in turn in the same run
+    (fair as for `game-page`), so the ratio beside game-page's says what the
+    translations cost the page."""
     yield _game_page(options, "de", "game-page-de", ", read in German")
 
 
@@ -395,6 +402,11 @@ def live_poll(options: Options) -> Iterator[Figure]:
 
 @figures("page-queries")
 def page_queries(options: Options) -> Iterator[Figure]:
+    """The SQL queries of the game page, its JSON view, the lobby and the archive's step
+    page, after `LATER_TURN` turns. Baseline: the same pages' queries for the same
+    viewer at turn 1 of the same game. A count is exact (no noise, no machine), so the
+    comparison is fair as it stands: the ratio is 1 unless a page's queries grow with the
+    game (target "== 1"; `what` also says whether each stays within 10)."""
     w = world(options)
     counts = {page: dict(c) for page, c in w.counts.items()}
     with bench_site():
@@ -430,6 +442,10 @@ def page_queries(options: Options) -> Iterator[Figure]:
 
 @figures("archive-depth")
 def archive_depth(options: Options) -> Iterator[Figure]:
+    """The archive's step page of a finished game at its last phase, server time.
+    Baseline: the same page of the same game at its first phase, requested in turn by
+    the same anonymous client: the only difference is how deep into the game the step
+    is, so the ratio says whether a step page's cost grows with the history before it."""
     w = world(options)
     repeat = options.size(40, 8)
     last = w.finished.snapshots.count() - 1
@@ -457,7 +473,10 @@ def archive_depth(options: Options) -> Iterator[Figure]:
 @figures("web-memory")
 def web_memory(options: Options) -> Iterator[Figure]:
     """A separate process serves the pages (`bench.web_memory`), so that only its own
-    memory counts: its resident set after 10 page views, and after 1,000."""
+    memory counts: its resident set after 1,000 page views. Baseline: the same process's
+    resident set after its first 10 views of the same pages (by then it has imported
+    and rendered what every view needs), so what it holds more is what it keeps per
+    view: one process, one run, nothing else counted."""
     w = world(options)
     views = options.size(1000, 50)
     pages = [
@@ -505,7 +524,10 @@ def web_memory(options: Options) -> Iterator[Figure]:
 def lobby_scale(options: Options) -> Iterator[Figure]:
     """The lobby of a person seated in `large` running games against a person seated in
     `small` games of the same kind: the same page, in the same database, measured in
-    alternation (so that a busier moment of the machine falls on both)."""
+    alternation (so that a busier moment of the machine falls on both). The baseline
+    (the person in `small` games) is fair: the same page, code, database and moment,
+    only the number of the viewer's games differs, and both pages show a page of rows
+    at most (`MY_GAMES_PAGE`)."""
     global _world
     small, large = 10, options.size(1000, 100)
     repeat = options.size(30, 6)

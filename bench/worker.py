@@ -363,7 +363,10 @@ def resolve_latency(options: Options) -> Iterator[Figure]:
     """Twice, each resolution followed by a no-op's round trip to the resolve queue (the
     baseline, taken in the same conditions): first with the workers idle, then with the
     background games keeping them busy. The figure is the busy pair; the idle pair is in
-    its detail, with the no-op's round trip on idle workers before anything ran."""
+    its detail, with the no-op's round trip on idle workers before anything ran. The
+    baseline is fair: the no-op goes through the same queue, broker and workers, right
+    after each resolution and behind the same background, so the ratio is what
+    resolving a phase adds to a task's round trip, not the queue or the load."""
     if not need_redis("resolve-latency"):
         return
     count = options.size(50, 5)

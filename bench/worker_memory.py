@@ -59,6 +59,8 @@ PROBE_QUEUE = "bench-probe"
 
 @figures("worker-memory-variable")
 def worker_memory_variable(options: Options) -> Iterator[Figure]:
+    """The pool process's resident set after 2,000 phases against the same process's
+    after its first 100 (the baseline, and why it is fair: the module's docstring)."""
     if not need_redis("worker-memory-variable"):
         return
     first, last = options.size(FIRST_PHASES, 20), options.size(2000, 120)

@@ -42,13 +42,23 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import (
+    Case,
+    Exists,
+    OuterRef,
+    Prefetch,
+    Q,
+    QuerySet,
+    When,
+    prefetch_related_objects,
+)
 from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -63,6 +73,7 @@ from games.models import (
     PendingSubmission,
     Seat,
     away_q,
+    fresh_mark,
     is_away,
 )
 from games.services import GameError
@@ -299,38 +310,70 @@ def _away_until(seat: Seat) -> datetime:
 DEADLINE_DUE = {"status": Game.Status.RUNNING, "paused": False, "needs_repair_since__isnull": True}
 
 
+# What a deadline falling due costs in SQL statements, whatever the size of the game
+# (issue 25; tests/site/test_deadline_queries.py, `python -m bench --only deadline-queries`):
+# BEGIN, the game's row locked, its seats with who submitted, the defaults (one INSERT),
+# the log (one INSERT), the seats' counts of deadlines missed (one UPDATE), the game's row
+# (one UPDATE), COMMIT. The lookup of the due games (one, whatever is due) is every
+# sweep's, due or not.
+DEADLINE_QUERIES = 8
+
+
 def pass_deadlines(now: datetime) -> None:
     due = Game.objects.filter(**DEADLINE_DUE, deadline__lte=now)
     each(due.values_list("pk", flat=True), _pass_deadline, now)
 
 
 def _pass_deadline(game_id: int, now: datetime) -> None:
-    """RULES 9: the missing get the engine's default; services dispatches the resolve."""
+    """RULES 9: the missing get the engine's default; the resolve is queued after the
+    commit. A few statements whatever the game (`DEADLINE_QUERIES`): the defaults, the
+    log and the seats are written at once, and the game's row once, at the end."""
     with transaction.atomic():
         game = _locked(Game.objects.filter(pk=game_id, **DEADLINE_DUE, deadline__lte=now))
         if game is None:
             return
-        awaited = list(game.seats.filter(colour__in=game.waiting))
-        missing = _in_waiting_order(game, unanswered(game))
+        # The seats, and who submitted, read after the lock (`services.with_submitted`),
+        # kept as the game's seats for what it owes (`services.keep_due`).
+        seats = services.with_submitted(Seat.objects.all(), game.phase_number)
+        prefetch_related_objects([game], Prefetch("seats", seats))
+        awaited = _in_waiting_order(game, [s for s in game.seats.all() if s.colour in game.waiting])
+        missing = [s for s in awaited if not vars(s)["has_submitted"]]
         state = game.engine_state
         if not missing or (not engine.is_simultaneous(state) and len(missing) < len(awaited)):
             return  # everything is in (or a move is being applied): the resolve is under way
         # In a phase that is not sealed the first submission is applied at once and ends
         # it (a negotiation's break-off): one default is all that fits.
-        for seat in missing if engine.is_simultaneous(state) else missing[:1]:
-            services.submit_move(game.pk, seat.pk, engine.default_move(state, seat.colour))
-        _note(game, "deadline_missed", players=[s.colour for s in missing])
-        _count_missed(game, [s for s in awaited if s.plays_in_person], {s.pk for s in missing})
+        defaulted = missing if engine.is_simultaneous(state) else missing[:1]
+        services.store_defaults(game, defaulted, state)
+        notes = [("deadline_missed", {"players": [s.colour for s in missing]})]
+        notes += _count_missed(game, [s for s in awaited if s.plays_in_person], missing)
+        services.note_events(game, notes)
+        submitted = services.submitted_of(game.seats.all()) | {s.colour for s in defaulted}
+        game.live_mark = fresh_mark()  # the defaults, the log, the seats: every reader's
+        work = services.keep_due(game, saving=["events_stored", "live_mark"], submitted=submitted)
+        # What the deadline changed is the resolve, now owed (the rest was queued before).
+        services.announce(replace(work, notify=False, computers=()))
 
 
-def _count_missed(game: Game, people: list[Seat], missing: set[int]) -> None:
+def _count_missed(
+    game: Game, people: list[Seat], missing: list[Seat]
+) -> list[tuple[str, dict[str, Any]]]:
+    """The deadlines missed in a row of the people awaited, counted on (missing) or
+    reset (they submitted) in one UPDATE; the "standin" events of those who reach the
+    game's limit."""
+    notes: list[tuple[str, dict[str, Any]]] = []
     for seat in people:
-        seat.missed_deadlines = seat.missed_deadlines + 1 if seat.pk in missing else 0
-        if seat.pk in missing and 0 < game.max_missed_deadlines <= seat.missed_deadlines:
+        seat.missed_deadlines = seat.missed_deadlines + 1 if seat in missing else 0
+        if seat in missing and 0 < game.max_missed_deadlines <= seat.missed_deadlines:
             # From the next phase on, services._schedule_computers plays the seat.
             seat.standin = True
-            _note(game, "standin", player=seat.colour, missed=seat.missed_deadlines)
-        seat.save(update_fields=["missed_deadlines", "standin"])
+            notes.append(("standin", {"player": seat.colour, "missed": seat.missed_deadlines}))
+    if people:
+        Seat.objects.filter(pk__in=[s.pk for s in people]).update_before_game_write(
+            missed_deadlines=Case(*(When(pk=s.pk, then=s.missed_deadlines) for s in people)),
+            standin=Case(*(When(pk=s.pk, then=s.standin) for s in people)),
+        )
+    return notes
 
 
 # --- what people do about deadlines -------------------------------------------------------

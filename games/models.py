@@ -337,6 +337,13 @@ class SeatQuerySet(models.QuerySet["Seat"]):
         Game.objects.filter(pk__in=games).update()
         return updated
 
+    def update_before_game_write(self, **kwargs: Any) -> int:
+        """An update of the seats of one game whose row the caller holds locked and
+        writes next in the same transaction, moving its live mark on there
+        (games.deadlines: a deadline's one write of the game): no read of the games, no
+        write of their marks here."""
+        return super().update(**kwargs)
+
 
 class Seat(models.Model):
     objects = SeatQuerySet.as_manager()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,47 @@ def test_the_committed_report_has_the_same_figures(report):
     assert sorted(f["id"] for f in committed["figures"]) == sorted(
         f["id"] for f in report["figures"]
     )
+
+
+def refusal(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """`python -m bench` with only these of the services' variables."""
+    given = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    return subprocess.run(
+        [sys.executable, "-m", "bench", "--only", "none", "--out", os.devnull],
+        cwd=ROOT,
+        env={**given, "CACHE_URL": "", "PYTHONPATH": str(ROOT), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_the_suite_refuses_services_not_given_or_not_answering():
+    """Issue 25: the suite runs on the DATABASE_URL and REDIS_URL it is given, or not at
+    all (no default, nothing started or made elsewhere)."""
+    postgres = "postgres://postgres@127.0.0.1:5432/lowenherz"
+    nowhere = free_port()
+    cases = {
+        "DATABASE_URL must name a PostgreSQL server": {"REDIS_URL": "redis://127.0.0.1:6379/13"},
+        "REDIS_URL must name a Redis database": {"DATABASE_URL": postgres},
+        "no Redis answers at REDIS_URL": {
+            "DATABASE_URL": os.environ.get("DATABASE_URL", postgres),
+            "REDIS_URL": f"redis://127.0.0.1:{nowhere}/13",
+        },
+        "no PostgreSQL answers at DATABASE_URL": {
+            "DATABASE_URL": f"postgres://postgres@127.0.0.1:{nowhere}/lowenherz",
+            "REDIS_URL": "redis://127.0.0.1:6379/13",
+        },
+    }
+    for told, env in cases.items():
+        done = refusal(env)
+        assert done.returncode == 2 and told in done.stderr, (told, done.stderr[-2000:])
 
 
 def test_a_target_is_read_as_written():

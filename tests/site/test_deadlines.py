@@ -491,7 +491,7 @@ def test_reminder_hours_are_the_persons_choice_or_24_and_2(chosen, hours):
 @pytest.mark.django_db(transaction=True)
 def test_two_sweeps_at_once_pass_a_deadline_once(on_postgresql, no_dispatch, game, monkeypatch):
     decide(game, "red")
-    monkeypatch.setattr(services, "submit_move", slowly(services.submit_move))
+    monkeypatch.setattr(services, "store_defaults", slowly(services.store_defaults))
     at_once(2, lambda: sweep(now=game.deadline + MINUTE))
     assert missed(game) == {"red": 0, "ochre": 1, "lilac": 1}
     assert len(events(game, "deadline_missed")) == 1
