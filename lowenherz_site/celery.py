@@ -17,9 +17,15 @@ Measured on two cores (bench/worker.py). Issue 11, resolve-latency with eight bu
 resolve on the shared queue 174 ms p50, on its own queue in the one worker 27 ms, on its
 own queue in a worker of its own 114 ms: a third pool process at the same priority takes
 CPU from the others, and the resolve waits for it. Issue 25, ask-latency (last move to
-the "your move" emails handed to SMTP, 200 computer games playing): with the computers'
-tasks on the `celery` queue, p95 8.3 s (the emails queued behind 200 stretches); the
-figures of the layout below are in bench/latest.json and the README.
+the "your move" emails handed to SMTP, p95, 200 computer games playing; one run each on
+a machine loaded by other work, load 6-12): computers on the `celery` queue, 8.3 s (the
+issue; the emails queued behind a stretch of every game: retried here, the first ask
+waited over 60 s behind the first wave); computers on their own queue in the one worker
+of two processes, 2.37 s (p50 1.19 s: every step of resolve, notify and send waits for a
+process to end a stretch); the two workers below, 0.57 s (p50 0.34 s), the computers'
+two processes taking what CPU is left (36 phases/s meanwhile against 93 in the one
+worker; 227 phases/s when no person waits, bench throughput). It costs a worker process
+and two pool processes more (memory: bench worker-memory-variable, per process).
 """
 
 import os
