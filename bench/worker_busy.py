@@ -61,6 +61,9 @@ ASK_SECONDS = 60  # a phase's emails not sent by then: the workers are stuck, gi
 
 @figures("ask-latency")
 def ask_latency(options: Options) -> Iterator[Figure]:
+    """The asks timed on idle workers, then with the computer games playing; the figure
+    is the busy p95 in seconds, against the issue's absolute target (no baseline: see the
+    module's docstring)."""
     if not need_redis("ask-latency"):
         return
     from tests.site.test_outbox import SMTPServer
@@ -211,6 +214,9 @@ def wait_until_asked(game_id: int, number: int) -> float | None:
 
 @figures("throughput-people")
 def throughput_people(options: Options) -> Iterator[Figure]:
+    """Phases per second over a window once every game is past its first phases, against
+    the no-op rate of the processes that resolve, tell and send (see the module's
+    docstring); reported only: the issue sets no target for it."""
     if not need_redis("throughput-people"):
         return
     from tests.site.test_outbox import SMTPServer
