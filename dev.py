@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One entry point that sets up everything on a fresh machine, then runs.
 
-    python3 dev.py run [ADDRESS]  # migrate, seed a demo, serve with a Celery worker
+    python3 dev.py run [ADDRESS]  # migrate, seed a demo, serve with Celery workers
     python3 dev.py test [ARGS]    # lint, import contract, the suite on PostgreSQL and Redis
 
 Set-up means: create `.venv` (only Python 3.11+ is needed) and install the pinned
@@ -331,37 +331,46 @@ def cmd_run(extra: list[str]) -> None:
     manage("migrate", "--no-input", "-v", "0")
     manage("seed_demo")
     stop_on_sigterm()
-    worker = server = None
+    worker = computers = server = None
     try:
         # --beat: the sweeper (deadlines, reminders, email retries) runs every minute. The
-        # resolve queue is taken in turn with the others (lowenherz_site.celery: WORKERS).
+        # resolve queue is taken in turn with the others, and the computers have a worker
+        # of their own (lowenherz_site.celery: WORKERS).
         worker = start(
-            str(PYTHON),
-            "-m",
-            "celery",
-            "-A",
-            "lowenherz_site",
-            "--quiet",
-            "worker",
-            "--pool=solo",
-            "--loglevel=warning",
+            *CELERY_WORKER,
             "-Q",
             "resolve,celery,sweep",
             "--beat",
             "--schedule",
             str(var_dir() / "celerybeat-schedule"),
         )
+        computers = start(*CELERY_WORKER, "-Q", "computers")
         print(BANNER.format(address=address, site_url=os.environ["SITE_URL"]), flush=True)
         print(mail_banner(), flush=True)
         server = start(str(PYTHON), "manage.py", "runserver", address)
-        if first_to_end(server, worker) is worker:
-            print("The Celery worker stopped (see above); stopping the site.", file=sys.stderr)
-        sys.exit(server.poll() or worker.poll() or 0)
+        if first_to_end(server, worker, computers) is not server:
+            print("A Celery worker stopped (see above); stopping the site.", file=sys.stderr)
+        sys.exit(server.poll() or worker.poll() or computers.poll() or 0)
     except KeyboardInterrupt:
         print("\nStopping ...", flush=True)
     finally:
         stop(server)
         stop(worker)
+        stop(computers)
+
+
+# A Celery worker of the development site: one process, quiet; `-Q` says its queues.
+CELERY_WORKER = (
+    str(PYTHON),
+    "-m",
+    "celery",
+    "-A",
+    "lowenherz_site",
+    "--quiet",
+    "worker",
+    "--pool=solo",
+    "--loglevel=warning",
+)
 
 
 def first_to_end(*processes: subprocess.Popen) -> subprocess.Popen:
@@ -390,7 +399,7 @@ BANNER = """
   Löwenherz is served at  http://{address}/
   Links in emails go to   {site_url}/   (set SITE_URL to change it)
   Demo login:             demo / lionheart-demo
-  A Celery worker plays the computers and resolves phases.  Ctrl-C stops both.
+  Celery workers resolve phases, send emails and play the computers.  Ctrl-C stops all.
 """
 
 

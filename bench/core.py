@@ -91,6 +91,7 @@ MODULES = (
     "bench.web",
     "bench.sweep",
     "bench.worker",
+    "bench.worker_busy",
     "bench.worker_memory",
     "bench.engine_ai",
     "bench.emails",

@@ -58,3 +58,8 @@ def resolved_phases() -> int:
 # the default queue, as before issue 11 (to measure what its own queue changed).
 if os.environ.get("BENCH_RESOLVE_QUEUE") == "default":
     site_celery.ON_RESOLVE_QUEUE = frozenset()
+
+# BENCH_COMPUTER_QUEUE=default: `play_computer` on the default queue, as before issue 25
+# (with BENCH_WORKERS=single: one worker takes every queue, the layout before it).
+if os.environ.get("BENCH_COMPUTER_QUEUE") == "default":
+    site_celery.ON_COMPUTER_QUEUE = frozenset()

@@ -19,12 +19,14 @@ each also importing `bench.tasks` for the no-op the baselines are measured with.
   marked sent, as the sending worker does while people read them and move (no worker
   runs here): a phase's asks then supersede none (that path, when the sender is behind,
   costs two queries more: tests/site/test_notify_queries.py).
-- throughput: games played by computers only, all at once, on two worker processes;
+- throughput: games played by computers only, all at once, on the deployed workers;
   phases resolved per second over a window (a task plays a stretch of a game's phases:
   `services.play_computers`). The games are copies of one played in process
   past its placement (`PAST_PLACEMENT`): the computer players' placement is the engine's
   cost (figure ai-share), not the worker's. Baseline: no-op tasks per second through the
-  same workers.
+  processes that play them, the no-ops all queued before the workers are let go and the
+  clock started (issue 25: the clock no longer includes the bench's own queuing).
+  throughput-people and ask-latency (bench/worker_busy.py) reuse these workers and games.
 """
 
 from __future__ import annotations
@@ -244,10 +246,13 @@ def noop_round_trips(count: int, queue: str, warm: int = 2) -> list[float]:
 
 
 def noop_rate(count: int, queues: list[str]) -> float:
-    """No-op tasks per second, `count` queued at once spread over `queues`."""
+    """No-op tasks per second through the workers: `count` queued spread over `queues`
+    while no worker takes from them, then the workers let go; the clock runs from the
+    first no-op's run to the last's (the workers' clock). So it times the workers alone,
+    not the bench queuing them (issue 25)."""
     r, key = client(), f"bench:rate:{uuid.uuid4().hex}"
-    start = time.time()
-    with celery_app.producer_or_acquire() as producer:
+    held = sorted(set(queues))
+    with held_back(held), celery_app.producer_or_acquire() as producer:
         for i in range(count):
             stamp.apply_async((key,), queue=queues[i % len(queues)], producer=producer)
     deadline = time.monotonic() + 120
@@ -257,7 +262,29 @@ def noop_rate(count: int, queues: list[str]) -> float:
     r.delete(key)
     if len(stamps) < count:
         raise RuntimeError(f"{len(stamps)} of {count} no-op tasks ran in 120 s")
-    return count / (stamps[-1] - start)
+    return (count - 1) / (stamps[-1] - stamps[0])
+
+
+@contextmanager
+def held_back(queues: list[str]) -> Iterator[None]:
+    """No worker takes from `queues` meanwhile (Celery's remote control, to every worker:
+    each answers, whether it took from the queue or not); then they all take again."""
+    control = celery_app.control
+    for name in queues:
+        control.cancel_consumer(name, reply=True, timeout=1)
+    try:
+        yield
+    finally:
+        for name in queues:
+            control.add_consumer(name, reply=True, timeout=1)
+
+
+def processes_of(specs: list[Spec], queue: str) -> list[str]:
+    """`queue` once for each pool process of the workers that take it: the no-ops of a
+    rate through those processes (each worker takes only from its own queues)."""
+    return [
+        queue for s in specs if s.queues is None or queue in s.queues for _ in range(s.concurrency)
+    ]
 
 
 # --- games --------------------------------------------------------------------------------
@@ -592,30 +619,24 @@ def _measured(function: Callable[[], object]) -> tuple[float, float, int]:
 
 @figures("throughput")
 def throughput(options: Options) -> Iterator[Figure]:
+    """Phases per second of computer games, against the no-op tasks per second of the
+    worker processes that play them (those taking `play_computer`'s queue), the no-ops
+    queued before the clock starts (`noop_rate`). Fair: the same processes, broker and
+    database in the same run; a phase is then measured against the least a task costs
+    there, and neither side's clock includes the bench queuing its work."""
     if not need_redis("throughput"):
         return
     count = options.size(200, 10)
     window = options.size(15, 2)
     empty_tables()
     with no_task_queue():  # past the placement (the computer players' slowest phases)
-        template = computer_game(person("computers"), "template")
-        play_until(template.pk, turn=PAST_PLACEMENT)
-        template = Game.objects.get(pk=template.pk)
-        games = [copy_game(template, f"computers {i}").pk for i in range(count)]
-    specs = deployed(processes=2)
-    queues = [
-        s.queues[0] if s.queues else celery_app.conf.task_default_queue
-        for s in specs
-        for _ in range(s.concurrency)
-    ]
+        games = computer_games(count)
+    specs = deployed()
+    computers = queue_of("games.tasks.play_computer")
     with workers(specs) as logs:
-        rate = noop_rate(options.size(2000, 300), queues)
+        rate = noop_rate(options.size(2000, 300), processes_of(specs, computers))
         initial = _phases(games)
-        for game_id in games:
-            with transaction.atomic():
-                services.announce(
-                    services.keep_due(Game.objects.select_for_update().get(pk=game_id))
-                )
+        announce(games)
         # Every game's computers are asked at once: the first phases end together, after
         # the whole first wave. The window opens once half the games are past it.
         warm = time.monotonic() + options.size(90, 8)
@@ -628,7 +649,8 @@ def throughput(options: Options) -> Iterator[Figure]:
     finished = Game.objects.filter(pk__in=games, status=Game.Status.FINISHED).count()
     yield Figure(
         "throughput",
-        f"{count} computer games at once, two worker processes: phases/s",
+        f"{count} computer games at once: phases/s (baseline: no-op tasks/s through the "
+        "processes that play them, queued before the clock starts)",
         done / elapsed,
         rate,
         ">= 0.3",
@@ -639,13 +661,31 @@ def throughput(options: Options) -> Iterator[Figure]:
             "phases": done,
             "finished": finished,
             "noop_per_s": round(rate, 1),
+            "noop_queue": computers,
             "task_p50_ms": {name: round(median(t) * 1000, 1) for name, t in took.items() if t},
             "tasks_run": {name: len(t) for name, t in took.items()},
-            "workers": [
-                f"{s.name}: {','.join(s.queues or ['all'])} ×{s.concurrency}" for s in specs
-            ],
+            "workers": described(specs),
         },
     )
+
+
+def computer_games(count: int) -> list[int]:
+    """`count` copies of one computers' game played in process past its placement."""
+    template = computer_game(person(f"computers-{uuid.uuid4().hex[:6]}"), "template")
+    play_until(template.pk, turn=PAST_PLACEMENT)
+    template = Game.objects.get(pk=template.pk)
+    return [copy_game(template, f"computers {i}").pk for i in range(count)]
+
+
+def announce(games: list[int]) -> None:
+    """Each game's phase announced (its computers' task queued): as a phase begins."""
+    for game_id in games:
+        with transaction.atomic():
+            services.announce(services.keep_due(Game.objects.select_for_update().get(pk=game_id)))
+
+
+def described(specs: list[Spec]) -> list[str]:
+    return [f"{s.name}: {','.join(s.queues or ['all'])} ×{s.concurrency}" for s in specs]
 
 
 PAST_PLACEMENT = 2  # the turn the games start the window in

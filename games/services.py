@@ -13,6 +13,7 @@ tasks that call it.
 from __future__ import annotations
 
 import logging
+import time
 import traceback
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from datetime import timedelta
 from functools import partial
 from typing import Any, Literal, TypedDict, TypeVar
 
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -657,8 +659,8 @@ def _applied(
     retry would mend (those reach the task's autoretry instead)."""
     try:
         return _apply_pending(state, pending)
-    except MemoryError:
-        raise  # the worker's trouble, not the game's
+    except (MemoryError, SoftTimeLimitExceeded):
+        raise  # the worker's trouble (its memory, a computers' task's time), not the game's
     except Exception as exc:
         raise MovesBroke(f"{type(exc).__name__}: {exc}") from exc
 
@@ -940,9 +942,11 @@ def _dispatch_computer(game_id: int, phase_number: int, seat_id: int) -> None:
     computer_awaited.send(sender=Game, game_id=game_id, phase_number=phase_number, seat_id=seat_id)
 
 
-# An all-computer stretch of a game is played on in one task up to this many phases; then
-# the next task goes to the back of the queue, so that no game holds a worker for long.
+# An all-computer stretch of a game is played on in one task up to this many phases, or
+# until this long has passed (slow computer players); then the next task goes to the back
+# of the queue, so that no game holds a worker for long and the others' moves come between.
 COMPUTER_PHASES_PER_TASK = 25
+COMPUTER_STRETCH_SECONDS = 0.5
 
 
 def play_computers(game_id: int, phase_number: int, phases: int = COMPUTER_PHASES_PER_TASK) -> int:
@@ -968,15 +972,16 @@ def _play_computers(game_id: int, phase_number: int, phases: int) -> int:
             or game.needs_repair
         ):
             return 0  # a redelivered or recovered task: the game moved on
-        resolved = 0
-        while (
-            game.status == Game.Status.RUNNING
-            and resolved < phases
-            and _computers_play(game, rows, fresh=resolved > 0)
-        ):
+        resolved, cut, until = 0, True, time.monotonic() + COMPUTER_STRETCH_SECONDS
+        while game.status == Game.Status.RUNNING and resolved < phases:
+            if not _computers_play(game, rows, fresh=resolved > 0):
+                cut = False  # they moved, and the phase awaits a person
+                break
             resolved += 1
+            if time.monotonic() >= until:
+                break
         if resolved:  # the computers of the phase it stopped in have moved, unless cut short
-            _announce_phase(game, game.engine_state, computers=resolved == phases)
+            _announce_phase(game, game.engine_state, computers=cut)
             _save(game, rows)
         keep_due(game)
     return resolved

@@ -329,6 +329,15 @@ BROKER_DIR = VAR_DIR / "broker"
 # The longest a task may run (a send: several SMTP round trips of EMAIL_TIMEOUT each); a
 # prefork worker kills a task past it, so a row it left half-done is known to be dead.
 TASK_TIME_LIMIT_SECONDS = env_int("TASK_TIME_LIMIT_SECONDS", 120)
+# A computers' task (games.tasks.play_computer) is stopped after this long: its stretch is
+# rolled back and the recovery pass queues it again later; no decision holds a worker
+# process longer (issue 26: slower computer players think within a budget well below it).
+COMPUTER_TIME_LIMIT_SECONDS = env_int("COMPUTER_TIME_LIMIT_SECONDS", 30)
+if not 0 < COMPUTER_TIME_LIMIT_SECONDS < TASK_TIME_LIMIT_SECONDS:
+    raise ValueError(
+        f"COMPUTER_TIME_LIMIT_SECONDS must be above 0 and below TASK_TIME_LIMIT_SECONDS "
+        f"({TASK_TIME_LIMIT_SECONDS}), not {COMPUTER_TIME_LIMIT_SECONDS}"
+    )
 # The recovery pass (games.recovery): how often it runs (the beat's sweep), and how long
 # a task the database says is owed may be in flight before it is queued again.
 RECOVERY_INTERVAL_SECONDS = env_int("RECOVERY_INTERVAL_SECONDS", 60)
@@ -359,9 +368,10 @@ else:
 CELERY_TASK_IGNORE_RESULT = True
 # The beat's work has a queue of its own, which every worker also takes from: the
 # recovery pass must not wait behind the backlog it is there to recover. Resolving a phase
-# has one too (lowenherz_site.celery: route_task, WORKERS): a resolve never waits behind
-# the backlog of emails and computers' moves.
-CELERY_TASK_QUEUES = (Queue("celery"), Queue("sweep"), Queue("resolve"))
+# has one too, and so have the computers' moves, with a worker of their own
+# (lowenherz_site.celery: route_task, WORKERS): a resolve never waits behind the backlog
+# of emails, and nothing people wait for waits behind computers thinking.
+CELERY_TASK_QUEUES = (Queue("celery"), Queue("sweep"), Queue("resolve"), Queue("computers"))
 CELERY_TASK_ROUTES = (
     "lowenherz_site.celery.route_task",
     {

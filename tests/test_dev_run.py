@@ -185,7 +185,7 @@ def test_dev_run_on_another_address_gives_the_site_its_own_secrets(tmp_path, mon
     monkeypatch.setattr(dev, "first_to_end", lambda *processes: processes[0])
     with pytest.raises(SystemExit):
         dev.cmd_run(["0.0.0.0:8000"])
-    assert len(started) == 2  # the worker and the web server
+    assert len(started) == 3  # the two workers (WORKERS) and the web server
     for env in started:
         assert env["SECRET_KEY"] not in DEV_SECRETS.values()
         assert env["INBOUND_SECRET"] not in DEV_SECRETS.values()

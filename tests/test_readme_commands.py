@@ -42,7 +42,7 @@ TOKEN_ADDRESS = "play+TOKEN@localhost"  # the README's reply address, TOKEN to c
 # games before it serves; a phase resolves as soon as the worker takes its task.
 START_SECONDS = 240
 RESOLVE_SECONDS = 60
-STOP_SECONDS = 45  # dev.py gives its web server and worker 15 s each to finish
+STOP_SECONDS = 60  # dev.py gives its web server and two workers 15 s each to finish
 LINK = re.compile(r"https?://[^\s\"'<>]+")
 
 pytestmark = pytest.mark.timeout(START_SECONDS + RESOLVE_SECONDS + STOP_SECONDS + 60)

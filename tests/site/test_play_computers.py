@@ -172,3 +172,17 @@ def test_a_computer_that_ends_an_alliance_in_a_stretch_then_makes_its_move(
     moves = list(game.record.filter(phase_number=number).values_list("colour", "text"))
     assert moves[0] == ("ochre", "break alliance N1 B1")
     assert sorted(c for c, _ in moves[1:]) == ["lilac", "ochre", "red"]  # then all decided
+
+
+def test_a_stretch_of_slow_computers_ends_after_its_time(
+    alice, announced, django_capture_on_commit_callbacks, monkeypatch
+):
+    """COMPUTER_STRETCH_SECONDS: past it, the stretch ends with the phase it resolved and
+    the next task is queued (to the back of the queue: other games' moves come between)."""
+    game = computers_only(alice, django_capture_on_commit_callbacks)
+    announced["computer"].clear()
+    monkeypatch.setattr(services, "COMPUTER_STRETCH_SECONDS", 0)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert services.play_computers(game.pk, game.phase_number, phases=7) == 1
+    game = Game.objects.get(pk=game.pk)
+    assert [a[:2] for a in announced["computer"]] == [(game.pk, game.phase_number)]

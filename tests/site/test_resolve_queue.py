@@ -55,7 +55,8 @@ def deployed_queues() -> Iterator[None]:
 
 def test_resolve_phase_is_routed_to_the_resolve_queue(deployed_queues):
     assert tasks.queue_of(tasks.resolve_phase) == "resolve"
-    for task in (tasks.play_computer, tasks.notify_phase, tasks.send_email, tasks.flush_held):
+    assert tasks.queue_of(tasks.play_computer) == "computers"  # issue 25: a worker of its own
+    for task in (tasks.notify_phase, tasks.send_email, tasks.flush_held):
         assert tasks.queue_of(task) == "celery", task.name
     assert tasks.queue_of(tasks.sweep) == tasks.queue_of(tasks.send_digests) == "sweep"
 
@@ -69,7 +70,10 @@ def test_every_queue_is_taken_by_a_worker_of_every_deployment():
     """dev.py, the Procfile and compose.yaml start the workers of `WORKERS`."""
     declared = {q.name for q in settings.CELERY_TASK_QUEUES}
     taken = [set(queues) for _, queues, _ in site_celery.WORKERS]
-    assert set().union(*taken) == declared >= {"resolve", "celery", "sweep"}
+    assert set().union(*taken) == declared >= {"resolve", "celery", "sweep", "computers"}
+    # No worker takes the computers' queue with another: nothing people wait for waits
+    # for a computer's task to end (tests/site/test_computer_queue.py).
+    assert all(queues == {"computers"} for queues in taken if "computers" in queues)
     for path in ("Procfile", "compose.yaml", "dev.py"):
         text = (ROOT / path).read_text()
         options = set(re.findall(r'-Q"?,?\s*"?([a-z,]+)', text))
