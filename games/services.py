@@ -565,7 +565,8 @@ def announce(work: Owed) -> None:
         transaction.on_commit(lambda: _dispatch_notify(game_id, number))
     if work.resolve:
         transaction.on_commit(lambda: _dispatch_resolve(game_id, number))
-    for seat_id in work.computers:
+    # One task plays every computer the phase awaits (play_computers), as _schedule_computers.
+    for seat_id in work.computers[:1]:
         transaction.on_commit(partial(_dispatch_computer, game_id, number, seat_id))
 
 

@@ -332,7 +332,10 @@ TASK_TIME_LIMIT_SECONDS = env_int("TASK_TIME_LIMIT_SECONDS", 120)
 # A computers' task (games.tasks.play_computer) is stopped after this long: its stretch is
 # rolled back and the recovery pass queues it again later; no decision holds a worker
 # process longer (issue 26: slower computer players think within a budget well below it).
-COMPUTER_TIME_LIMIT_SECONDS = env_int("COMPUTER_TIME_LIMIT_SECONDS", 30)
+# By default 30 s, or half the limit of every task where that is shorter.
+COMPUTER_TIME_LIMIT_SECONDS = env_int(
+    "COMPUTER_TIME_LIMIT_SECONDS", min(30, TASK_TIME_LIMIT_SECONDS // 2)
+)
 if not 0 < COMPUTER_TIME_LIMIT_SECONDS < TASK_TIME_LIMIT_SECONDS:
     raise ValueError(
         f"COMPUTER_TIME_LIMIT_SECONDS must be above 0 and below TASK_TIME_LIMIT_SECONDS "

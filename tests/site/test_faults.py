@@ -53,6 +53,7 @@ from engine.serialize import move_from_json
 from games import services
 from games.mail import notify
 from games.models import Event, Game, OutgoingEmail, PendingSubmission, RecordEntry, Seat
+from lowenherz_site.celery import COMPUTER_QUEUE, DEFAULT_QUEUE
 from tests.site.cluster import (
     FAST,
     HANG_SECONDS,
@@ -218,7 +219,8 @@ def test_redis_flushed_with_tasks_queued_stalls_no_game(cluster, alice, mailbox)
             worker.pause()
         games += [computer_game(alice, f"Queued {round_}.{n}") for n in range(4)]
         before = progress(games)
-        queued = cluster.redis.client().llen("celery")
+        client = cluster.redis.client()
+        queued = client.llen(DEFAULT_QUEUE) + client.llen(COMPUTER_QUEUE)
         assert queued >= 8, f"{queued} tasks queued"  # each new game's computers, emails
         cluster.redis.flush()  # every queued and unacknowledged task message is gone
         for worker in workers:

@@ -186,3 +186,17 @@ def test_a_stretch_of_slow_computers_ends_after_its_time(
         assert services.play_computers(game.pk, game.phase_number, phases=7) == 1
     game = Game.objects.get(pk=game.pk)
     assert [a[:2] for a in announced["computer"]] == [(game.pk, game.phase_number)]
+
+
+def test_a_recovered_game_queues_one_task_for_all_its_computers(
+    alice, announced, django_capture_on_commit_callbacks
+):
+    """What a game is owed (the recovery's `announce`) asks one task for every computer
+    the phase awaits, as a new phase does: that task plays them all."""
+    game = computers_only(alice, django_capture_on_commit_callbacks)
+    announced["computer"].clear()
+    work = services.owed(game)
+    assert len(work.computers) == 3
+    with django_capture_on_commit_callbacks(execute=True):
+        services.announce(work)
+    assert announced["computer"] == [(game.pk, game.phase_number, work.computers[0])]
