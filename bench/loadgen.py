@@ -8,7 +8,8 @@ runs from its scheduled moment to its answer's last byte, so a site (or a genera
 falling behind is counted, not hidden (no coordinated omission).
 
 Cheap on purpose, to leave the machine's cores to the site: the standard library only,
-a plain HTTP/1.1 request written as bytes made in advance, one connection per request
+one thread and a selector (no task per request), a plain HTTP/1.1 request written as
+bytes made in advance, one non-blocking connection per request
 (gunicorn's sync workers close each after its answer; the browser's proxy would hold
 its own connections to the browsers), only the status line read. Its CPU time is
 reported beside the figures (`loadgen_cpu_s`), so a reader sees what it took from the site.
@@ -31,11 +32,13 @@ is not theirs), this generator's, and how busy the whole machine was.
 
 from __future__ import annotations
 
-import asyncio
+import errno
 import json
 import os
 import random
 import resource
+import selectors
+import socket
 import sys
 import time
 from typing import Any
@@ -58,46 +61,29 @@ def request_head(path: str, cookie: str, host: str, number: int) -> bytes:
     ).encode()
 
 
-class Exchange(asyncio.Protocol):
-    """One request on its own connection: written when connected, the answer gathered
-    until the server closes (gunicorn's sync worker closes after each answer)."""
+class Poll:
+    """One request on its own non-blocking connection: written once connected, the
+    answer gathered until the server closes (gunicorn's sync worker closes after each)."""
 
-    def __init__(self, request: bytes, done: asyncio.Future[bytes]) -> None:
-        self.request, self.done, self.answer = request, done, bytearray()
+    def __init__(self, tab: Tab, due: float) -> None:
+        self.tab, self.due = tab, due
+        match = b"If-None-Match: " + tab.etag + b"\r\n" if tab.etag else b""
+        self.request = tab.head + match + b"\r\n"
+        self.answer = bytearray()
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.sock.setblocking(False)
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        transport.write(self.request)
-
-    def data_received(self, data: bytes) -> None:
-        self.answer += data
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.done.done():
-            self.done.set_result(bytes(self.answer))
-
-
-async def poll(tab: Tab, port: int, due: float, timeout: float) -> tuple[float, int]:
-    """One poll at its moment `due` (the loop's clock): its time in ms, and its status."""
-    loop = asyncio.get_running_loop()
-    match = b"If-None-Match: " + tab.etag + b"\r\n" if tab.etag else b""
-    done: asyncio.Future[bytes] = loop.create_future()
-    transport = None
-    status = 0
-    try:
-        async with asyncio.timeout(timeout):
-            transport, _ = await loop.create_connection(
-                lambda: Exchange(tab.head + match + b"\r\n", done), "127.0.0.1", port
-            )
-            answer = await done
-        status = int(answer[9:12])
-        if status in (200, 304):
-            tab.etag = etag_of(answer) or tab.etag
-            return (loop.time() - due) * 1000, status
-    except (OSError, TimeoutError, ValueError):
-        if transport is not None:
-            transport.abort()
-    return FAILED, status
+    def ended(self, now: float) -> tuple[float, int]:
+        """Its time in ms and status, once the server closed (the tab keeps the ETag)."""
+        self.sock.close()
+        try:
+            status = int(self.answer[9:12])
+        except ValueError:
+            return FAILED, 0
+        if status not in (200, 304):
+            return FAILED, status
+        self.tab.etag = etag_of(bytes(self.answer)) or self.tab.etag
+        return (now - self.due) * 1000, status
 
 
 def etag_of(answer: bytes) -> bytes:
@@ -109,8 +95,10 @@ def etag_of(answer: bytes) -> bytes:
     return b""
 
 
-async def step(tabs: list[Tab], plan: dict[str, Any], rng: random.Random) -> dict[str, Any]:
-    """The first len(tabs)... all `tabs` open for `seconds`, each polling every `interval`."""
+def step(tabs: list[Tab], plan: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """All `tabs` open for `seconds`, each polling every `interval` at its own moment:
+    one thread, one selector, no task or coroutine per request (the generator's own
+    cost per request stays near the kernel's)."""
     interval, seconds = float(plan["interval"]), float(plan["seconds"])
     schedule = sorted(
         (offset + k * interval, i)
@@ -118,16 +106,54 @@ async def step(tabs: list[Tab], plan: dict[str, Any], rng: random.Random) -> dic
         for k in range(int((seconds - offset) // interval) + 1)
         if offset + k * interval < seconds
     )
-    loop = asyncio.get_running_loop()
-    start = loop.time() + 0.2
-    pending = []
-    for moment, index in schedule:
-        due = start + moment
-        delay = due - loop.time()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        pending.append(loop.create_task(poll(tabs[index], plan["port"], due, plan["timeout"])))
-    found = await asyncio.gather(*pending)
+    address, timeout = ("127.0.0.1", int(plan["port"])), float(plan["timeout"])
+    selector = selectors.DefaultSelector()
+    found: list[tuple[float, int]] = []
+    flying: dict[int, Poll] = {}
+    start = time.monotonic() + 0.2
+    next_up = 0
+    while next_up < len(schedule) or flying:
+        now = time.monotonic()
+        while next_up < len(schedule) and start + schedule[next_up][0] <= now:
+            moment, index = schedule[next_up]
+            next_up += 1
+            poll = Poll(tabs[index], start + moment)
+            if poll.sock.connect_ex(address) not in (0, errno.EINPROGRESS):
+                poll.sock.close()
+                found.append((FAILED, 0))
+                continue
+            flying[poll.sock.fileno()] = poll
+            selector.register(poll.sock, selectors.EVENT_WRITE, poll)
+        wait = start + schedule[next_up][0] - now if next_up < len(schedule) else 0.05
+        for key, events in selector.select(max(0.0, min(wait, 0.05))):
+            poll = key.data
+            try:
+                if events & selectors.EVENT_WRITE:
+                    if poll.sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+                        raise OSError("refused")
+                    poll.sock.send(poll.request)  # a few hundred bytes: one send
+                    selector.modify(poll.sock, selectors.EVENT_READ, poll)
+                    continue
+                data = poll.sock.recv(65536)
+                if data:
+                    poll.answer += data
+                    continue
+                selector.unregister(poll.sock)
+                del flying[poll.sock.fileno()]
+                found.append(poll.ended(time.monotonic()))
+            except OSError:
+                selector.unregister(poll.sock)
+                del flying[poll.sock.fileno()]
+                poll.sock.close()
+                found.append((FAILED, 0))
+        now = time.monotonic()
+        for fd, poll in list(flying.items()):
+            if now - poll.due > timeout:
+                selector.unregister(poll.sock)
+                del flying[fd]
+                poll.sock.close()
+                found.append((FAILED, 0))
+    selector.close()
     times = sorted(t for t, _ in found if t != FAILED)
     statuses: dict[str, int] = {}
     for _, status in found:
@@ -151,18 +177,18 @@ def quantile(ordered: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def run(plan: dict[str, Any]) -> None:
+def run(plan: dict[str, Any]) -> None:
     rng = random.Random(20_261_127)
     tabs = [
         Tab(request_head(path, cookie, plan["host"], i))
         for i, (path, cookie) in enumerate(plan["tabs"])
     ]
     # Each worker's first requests import and compile what the polls need: not counted.
-    await step(tabs[: plan["warmup"]], {**plan, "interval": 1.0, "seconds": 3.0}, rng)
+    step(tabs[: plan["warmup"]], {**plan, "interval": 1.0, "seconds": 3.0}, rng)
     server = int(plan["server_pid"])
     for count in plan["steps"]:
         began, site, machine = cpu_seconds(), workers_cpu(server), machine_ticks()
-        found = await step(tabs[:count], plan, rng)
+        found = step(tabs[:count], plan, rng)
         found["loadgen_cpu_s"] = round(cpu_seconds() - began, 2)
         found["site_cpu_ms_per_request"] = round(
             (workers_cpu(server) - site) * 1000 / (found["requests"] or 1), 2
@@ -210,7 +236,7 @@ def main() -> int:
     with open(sys.argv[1], encoding="utf-8") as source:
         plan = json.load(source)
     started = time.perf_counter()
-    asyncio.run(run(plan))
+    run(plan)
     print(json.dumps({"done_s": round(time.perf_counter() - started, 1)}), flush=True)
     return 0
 
