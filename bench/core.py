@@ -89,6 +89,7 @@ def figures(*ids: str) -> Callable[[Bench], Bench]:
 
 MODULES = (
     "bench.web",
+    "bench.open_tabs",
     "bench.sweep",
     "bench.worker",
     "bench.worker_busy",

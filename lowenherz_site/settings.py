@@ -155,12 +155,14 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    # The polls of open pages, answered here: they need nothing below (games.views.live).
+    "games.views.live.QuickPollMiddleware",
     "games.middleware.TimezoneMiddleware",
     "games.middleware.LanguageMiddleware",  # a signed-in person's: their preference
     # After sessions, authentication and messages, which it needs: a session a magic link
     # opened reaches only that link's game.
     "games.middleware.MagicScopeMiddleware",
-    "csp.middleware.CSPMiddleware",
     "django_ratelimit.middleware.RatelimitMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its answer.
     "axes.middleware.AxesMiddleware",
@@ -173,6 +175,8 @@ AUTHENTICATION_BACKENDS = [
 ]
 
 ROOT_URLCONF = "lowenherz_site.urls"
+# Django's database sessions, read with one statement written out (lowenherz_site.sessions).
+SESSION_ENGINE = "lowenherz_site.sessions"
 
 TEMPLATES = [
     {
@@ -196,7 +200,9 @@ WSGI_APPLICATION = "lowenherz_site.wsgi.application"
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL") or f"sqlite:///{VAR_DIR / 'db.sqlite3'}",
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),  # gunicorn's: gunicorn.conf.py
+        # A kept connection a database restart cut is opened again, not an error.
+        conn_health_checks=True,
     )
 }
 
