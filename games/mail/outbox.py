@@ -43,7 +43,7 @@ from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Exists, F, Max, OuterRef, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 
@@ -436,9 +436,10 @@ def due_to_flush(now: datetime) -> list[tuple[int, int]]:
 def send(email_id: int) -> bool:
     """Send one queued or retrying email, if this call is the one that claims it, and
     no earlier email to the same address is still on its way (order: see above)."""
-    if _waits_behind(email_id):
-        return False  # the earlier one's send hands this one on (or send_due, later)
+    # One UPDATE claims it, unless an earlier email to the same address is still on its
+    # way (the earlier one's send hands this one on, or send_due, later): no query before.
     claimed = OutgoingEmail.objects.filter(
+        ~Exists(_underway_before()),
         id=email_id,
         status__in=[Status.QUEUED, Status.RETRYING],
         attempts__lt=MAX_ATTEMPTS,
@@ -488,16 +489,16 @@ def _vote_still_asks(email: OutgoingEmail) -> bool:
 UNDERWAY = (Status.QUEUED, Status.SENDING, Status.RETRYING)
 
 
-def _waits_behind(email_id: int) -> bool:
-    email = OutgoingEmail.objects.filter(id=email_id).values("to", "created_at").first()
-    if email is None:
-        return False
+def _underway_before() -> QuerySet[OutgoingEmail]:
+    """The emails to the same address as the outer row, stored before it, still on their
+    way (not given up on): while one is, the outer row waits its turn."""
     return OutgoingEmail.objects.filter(
-        Q(created_at__lt=email["created_at"]) | Q(created_at=email["created_at"], id__lt=email_id),
-        to=email["to"],
+        Q(created_at__lt=OuterRef("created_at"))
+        | Q(created_at=OuterRef("created_at"), id__lt=OuterRef("id")),
+        to=OuterRef("to"),
         status__in=UNDERWAY,
         attempts__lt=MAX_ATTEMPTS,
-    ).exists()
+    )
 
 
 def _hand_on(email: OutgoingEmail) -> None:
