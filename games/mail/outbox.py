@@ -49,6 +49,7 @@ from django.utils import timezone
 
 from games.links import absolute_url
 from games.mail import kinds, push
+from games.mail.rows import insert as insert_rows
 from games.models import DeadlineVote, EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
@@ -320,7 +321,7 @@ def batched() -> Iterator[None]:
     finally:
         _BATCH.reset(token)
     if connection.features.can_return_rows_from_bulk_insert:
-        OutgoingEmail.objects.bulk_create(batch.rows)
+        insert_rows(batch.rows)
     else:  # an SQLite before 3.35 would leave the rows without their ids
         for email in batch.rows:
             email.save(force_insert=True)
