@@ -166,8 +166,18 @@ def _read(model: type[Model], values: tuple[Any, ...]) -> Any:
 
 
 def _converters(field: Any) -> list[Callable[..., Any]]:
-    column = field.get_col(field.model._meta.db_table)
-    return [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
+    """The field's converters from the database's values, as the ORM applies them (the
+    backend's, then the field's own): worked out once per field, as they depend only on
+    the backend."""
+    found = _CONVERTERS.get(field)
+    if found is None:
+        column = field.get_col(field.model._meta.db_table)
+        found = [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
+        _CONVERTERS[field] = found
+    return found
+
+
+_CONVERTERS: dict[Any, list[Callable[..., Any]]] = {}
 
 
 _SEATS_TOLD = f"""SELECT {_columns(Seat, "s")}, {_columns(User, "u")},
