@@ -96,6 +96,7 @@ MODULES = (
     "bench.worker_memory",
     "bench.engine_ai",
     "bench.emails",
+    "bench.people",
 )
 
 

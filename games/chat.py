@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Max, Prefetch, QuerySet, Subquery, prefetch_related_objects
-from django.db.models.functions import Coalesce
+from django.db.models import Max, Prefetch, prefetch_related_objects
 from django.dispatch import Signal
 from django.utils.translation import gettext as _
 
@@ -211,16 +210,9 @@ def told_upto(seat: Seat) -> int:
     return told or 0
 
 
-def with_newest(seats: QuerySet[Seat], game_id: int) -> QuerySet[Seat]:
-    """The seats of game `game_id`, each with the game's newest message id (`newest`), in
-    the query that reads them anyway (games.mail.notify)."""
-    found = Message.objects.filter(game_id=game_id).order_by("-pk").values("pk")[:1]
-    return seats.annotate(game_newest_message=Coalesce(Subquery(found), 0))
-
-
 def newest(seats: Iterable[Seat]) -> int:
-    """The id of the game's newest message (0: none yet), from its seats read
-    `with_newest`."""
+    """The id of the game's newest message (0: none yet), from its seats read with it
+    (`game_newest_message`, as games.mail.notify reads them)."""
     return max((vars(seat)["game_newest_message"] for seat in seats), default=0)
 
 

@@ -53,8 +53,8 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
-from django.db.models import Count, Max, Prefetch, Q, QuerySet, prefetch_related_objects
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db.models import Max, Model, Q
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone, translation
@@ -69,6 +69,8 @@ from games.models import (
     MessageEmails,
     Notifications,
     OutgoingEmail,
+    PendingSubmission,
+    Profile,
     Reminder,
     Seat,
     language_of,
@@ -78,7 +80,6 @@ from games.services import (
     deadline_set,
     keep_due,
     submitted_of,
-    with_submitted,
 )
 from games.show.presenter import Presentation, present, read_together
 
@@ -132,16 +133,93 @@ def _locked(game_id: int) -> Game:
     see every submission and message stored before: both take that lock first (services,
     chat.post), and none is stored while notify holds it."""
     game = Game.objects.select_for_update().get(pk=game_id)
-    prefetch_related_objects([game], Prefetch("seats", queryset=_seats_told(game)))
+    seats = _seats_told(game)
+    found = Game.seats.rel.cache_name  # as prefetch_related stores them
+    listed: Any = game.seats.all()
+    listed._result_cache, listed._prefetch_done = seats, True
+    vars(game)["_prefetched_objects_cache"] = {found: listed}
     return game
 
 
-def _seats_told(game: Game) -> QuerySet[Seat]:
-    """`_locked`'s seats query: its subqueries name the game's id and phase, read under
-    the lock, rather than the seat's game (resolving that took longer than running it)."""
-    seats = Seat.objects.select_related("user__profile", "user__notifications")
-    submitted = with_submitted(seats, game.phase_number)
-    return chat.with_newest(submitted, game.pk).order_by("position")
+# `_locked`'s seats query as SQL: the ORM's building of its joins and subqueries cost
+# more CPU than the query (issue 25). What `select_related("user__profile",
+# "user__notifications")` reads, with `has_submitted` (as `services.with_submitted`) and
+# `game_newest_message` (`chat.newest`).
+_TOLD_MODELS = (Seat, User, Profile, Notifications)
+
+
+def _columns(model: type[Model], alias: str) -> str:
+    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+
+
+def _read(model: type[Model], values: tuple[Any, ...]) -> Any:
+    """An instance of `model` from its columns' values as the cursor gave them (None:
+    no row was joined), converted as the ORM converts them (a JSON field's text)."""
+    fields = model._meta.concrete_fields
+    if values[fields.index(model._meta.pk)] is None:
+        return None
+    converted = [
+        reduce(lambda value, convert: convert(value, field, connection), _converters(field), raw)
+        for field, raw in zip(fields, values, strict=True)
+    ]
+    return model.from_db(DEFAULT_DB_ALIAS, [f.attname for f in fields], converted)
+
+
+def _converters(field: Any) -> list[Callable[..., Any]]:
+    """The field's converters from the database's values, as the ORM applies them (the
+    backend's, then the field's own): worked out once per field, as they depend only on
+    the backend."""
+    found = _CONVERTERS.get(field)
+    if found is None:
+        column = field.get_col(field.model._meta.db_table)
+        found = [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
+        _CONVERTERS[field] = found
+    return found
+
+
+_CONVERTERS: dict[Any, list[Callable[..., Any]]] = {}
+
+
+_SEATS_TOLD = f"""SELECT {_columns(Seat, "s")}, {_columns(User, "u")},
+  {_columns(Profile, "p")}, {_columns(Notifications, "n")},
+  EXISTS (SELECT 1 FROM {PendingSubmission._meta.db_table} m
+    WHERE m.seat_id = s.id AND m.phase_number = %s),
+  COALESCE((SELECT max(t.id) FROM {Message._meta.db_table} t WHERE t.game_id = %s), 0)
+FROM {Seat._meta.db_table} s
+LEFT JOIN {User._meta.db_table} u ON u.id = s.user_id
+LEFT JOIN {Profile._meta.db_table} p ON p.user_id = u.id
+LEFT JOIN {Notifications._meta.db_table} n ON n.user_id = u.id
+WHERE s.game_id = %s ORDER BY s.position"""
+
+
+def _seats_told(game: Game) -> list[Seat]:
+    """The game's seats as `_locked` reads them: its subqueries name the game's id and
+    phase, read under the lock. Each seat's game is `game`; a person's profile and
+    choices are None where they have none (as select_related leaves them)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_SEATS_TOLD, (game.phase_number, game.pk, game.pk))
+        rows = cursor.fetchall()
+    return [_seat_of(game, row) for row in rows]
+
+
+def _seat_of(game: Game, row: tuple[Any, ...]) -> Seat:
+    parts: list[Any] = []
+    start = 0
+    for model in _TOLD_MODELS:
+        width = len(model._meta.concrete_fields)
+        parts.append(_read(model, row[start : start + width]))
+        start += width
+    seat, user, profile, choices = parts
+    Seat.game.field.set_cached_value(seat, game)
+    Seat.user.field.set_cached_value(seat, user)
+    if user is not None:
+        for model, got in ((Profile, profile), (Notifications, choices)):
+            field = model._meta.get_field("user")
+            field.remote_field.set_cached_value(user, got)
+            if got is not None:
+                field.set_cached_value(got, user)
+    vars(seat).update(has_submitted=row[start], game_newest_message=row[start + 1])
+    return seat
 
 
 def _tell(
@@ -251,21 +329,9 @@ def _ledger(
     query: the (kind, user) of this phase's (in any state), each person's last phase told
     (`told_up_to`), and who has an ask that an ask of this phase supersedes (most often
     nobody: their emails went out long before the phase ended)."""
-    rows = (
-        OutgoingEmail.objects.filter(
-            game=game,
-            user__in=[seat.user_id for seat in people],
-            kind__in=[*kinds.ONE_PER_PHASE, *kinds.ASKS],
-            phase_number__isnull=False,
-        )
-        .values_list("user_id", "kind")
-        .order_by()
-        .annotate(
-            told=Max("phase_number", filter=TELLS),
-            now=Count("pk", filter=Q(phase_number=phase_number)),
-            stale=Count("pk", filter=outbox.stale_asks(phase_number)),
-        )
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(*_ledger_sql(game, people, phase_number))
+        rows = cursor.fetchall()
     queued: set[tuple[str, int]] = set()
     told: dict[int | None, int] = {}
     stale: set[int | None] = set()
@@ -278,6 +344,34 @@ def _ledger(
             queued.add((kind, user_id))
         told[user_id] = max(told.get(user_id, 0), last or 0)
     return queued, told, stale
+
+
+def _ledger_sql(game: Game, people: list[Seat], phase_number: int) -> tuple[str, list[Any]]:
+    """`_ledger`'s query as SQL (the ORM's building of its filtered aggregates cost more
+    CPU than the query: issue 25). Per (user, kind): the last phase told (`TELLS`: not
+    held, not an ask folded unsent), this phase's rows, and the stale asks
+    (`outbox.stale_asks`: an ask of an earlier phase, queued or retrying)."""
+    users = [seat.user_id for seat in people]
+    wanted = [*kinds.ONE_PER_PHASE, *kinds.ASKS]
+    asks, unsent = list(kinds.ASKS), [Status.QUEUED, Status.RETRYING]
+    sql = f"""SELECT user_id, kind,
+  max(CASE WHEN status <> %s AND NOT (status = %s AND kind IN ({_marks(asks)}))
+      THEN phase_number END),
+  sum(CASE WHEN phase_number = %s THEN 1 ELSE 0 END),
+  sum(CASE WHEN kind IN ({_marks(asks)}) AND phase_number < %s AND status IN ({_marks(unsent)})
+      THEN 1 ELSE 0 END)
+FROM {OutgoingEmail._meta.db_table}
+WHERE game_id = %s AND user_id IN ({_marks(users)}) AND kind IN ({_marks(wanted)})
+  AND phase_number IS NOT NULL
+GROUP BY user_id, kind"""
+    params = [Status.COALESCING, Status.FOLDED, *asks, phase_number]
+    params += [*asks, phase_number, *unsent, game.pk, *users, *wanted]
+    return sql, [str(p) if isinstance(p, Status) else p for p in params]
+
+
+def _marks(values: list[Any]) -> str:
+    """Placeholders for `values` in an IN (...); none: a list that holds nothing."""
+    return ", ".join(["%s"] * len(values)) or "NULL"
 
 
 def _tell_now(

@@ -43,12 +43,13 @@ from django.contrib.auth.models import User
 from django.core import signing
 from django.core.mail import EmailMultiAlternatives
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
-from django.db.models import F, Max, Q
+from django.db.models import Exists, F, Max, OuterRef, Q, QuerySet
 from django.dispatch import Signal
 from django.utils import timezone
 
 from games.links import absolute_url
 from games.mail import kinds, push
+from games.mail.rows import insert as insert_rows
 from games.models import DeadlineVote, EmailPreference, Game, Notifications, OutgoingEmail
 
 log = logging.getLogger(__name__)
@@ -320,7 +321,7 @@ def batched() -> Iterator[None]:
     finally:
         _BATCH.reset(token)
     if connection.features.can_return_rows_from_bulk_insert:
-        OutgoingEmail.objects.bulk_create(batch.rows)
+        insert_rows(batch.rows)
     else:  # an SQLite before 3.35 would leave the rows without their ids
         for email in batch.rows:
             email.save(force_insert=True)
@@ -354,16 +355,27 @@ def held(user: User | int | None, game: Game) -> list[OutgoingEmail]:
 
 
 def held_of(user_ids: list[int | None], game: Game) -> dict[int | None, list[OutgoingEmail]]:
-    """`held` for several people of the game, in one query."""
+    """`held` for several people of the game, in one query (as SQL: the ORM's building of
+    it cost more CPU than the query, on every phase told: issue 25)."""
     found: dict[int | None, list[OutgoingEmail]] = {}
+    people = [pk for pk in user_ids if pk is not None]
+    if not people:
+        return found
     # Not their bodies: a held email is told in another, or composed afresh (notify).
-    for email in (
-        OutgoingEmail.objects.filter(user__in=user_ids, game=game, status=Status.COALESCING)
-        .defer("text", "html", "headers")
-        .order_by("created_at", "pk")
-    ):
+    # The columns left out are deferred: read if ever asked for.
+    sql = f"""SELECT {_HELD_COLUMNS} FROM {OutgoingEmail._meta.db_table}
+WHERE game_id = %s AND status = %s AND user_id IN ({", ".join(["%s"] * len(people))})
+ORDER BY created_at, id"""
+    for email in OutgoingEmail.objects.raw(sql, [game.pk, str(Status.COALESCING), *people]):
         found.setdefault(email.user_id, []).append(email)
     return found
+
+
+_HELD_COLUMNS = ", ".join(
+    f'"{f.column}"'
+    for f in OutgoingEmail._meta.concrete_fields
+    if f.name not in ("text", "html", "headers")
+)
 
 
 def fold(emails: list[OutgoingEmail], into: OutgoingEmail | None, note: str = "") -> None:
@@ -436,9 +448,10 @@ def due_to_flush(now: datetime) -> list[tuple[int, int]]:
 def send(email_id: int) -> bool:
     """Send one queued or retrying email, if this call is the one that claims it, and
     no earlier email to the same address is still on its way (order: see above)."""
-    if _waits_behind(email_id):
-        return False  # the earlier one's send hands this one on (or send_due, later)
+    # One UPDATE claims it, unless an earlier email to the same address is still on its
+    # way (the earlier one's send hands this one on, or send_due, later): no query before.
     claimed = OutgoingEmail.objects.filter(
+        ~Exists(_underway_before()),
         id=email_id,
         status__in=[Status.QUEUED, Status.RETRYING],
         attempts__lt=MAX_ATTEMPTS,
@@ -488,16 +501,16 @@ def _vote_still_asks(email: OutgoingEmail) -> bool:
 UNDERWAY = (Status.QUEUED, Status.SENDING, Status.RETRYING)
 
 
-def _waits_behind(email_id: int) -> bool:
-    email = OutgoingEmail.objects.filter(id=email_id).values("to", "created_at").first()
-    if email is None:
-        return False
+def _underway_before() -> QuerySet[OutgoingEmail]:
+    """The emails to the same address as the outer row, stored before it, still on their
+    way (not given up on): while one is, the outer row waits its turn."""
     return OutgoingEmail.objects.filter(
-        Q(created_at__lt=email["created_at"]) | Q(created_at=email["created_at"], id__lt=email_id),
-        to=email["to"],
+        Q(created_at__lt=OuterRef("created_at"))
+        | Q(created_at=OuterRef("created_at"), id__lt=OuterRef("id")),
+        to=OuterRef("to"),
         status__in=UNDERWAY,
         attempts__lt=MAX_ATTEMPTS,
-    ).exists()
+    )
 
 
 def _hand_on(email: OutgoingEmail) -> None:

@@ -15,6 +15,7 @@ from django.core import signing
 from django.urls import reverse
 from django.utils import timezone
 
+from games.mail.rows import insert as insert_rows
 from games.models import Game, MagicLink, ReplyToken, Seat
 
 SALT = "lowenherz.magic-link"
@@ -62,7 +63,7 @@ def reply_addresses(
     new = [
         ReplyToken(seat=seat, phase_number=phase_number) for seat in seats if seat.pk not in tokens
     ]
-    ReplyToken.objects.bulk_create(new)
+    insert_rows(new)
     tokens.update((row.seat_id, row.token) for row in new)
     return {seat.pk: address_of(tokens[seat.pk]) for seat in seats}
 
@@ -100,7 +101,7 @@ def magic_link_paths(seats: Sequence[Seat], game: Game, phase_number: int) -> di
                 user_id=seat.user_id, game=game, phase_number=phase_number, expires_at=expires_at
             )
         )
-    MagicLink.objects.bulk_create(links)
+    insert_rows(links)
     return {
         seat.pk: reverse("magic_link", args=[signing.dumps(link.nonce, salt=SALT)])
         for seat, link in zip(seats, links, strict=True)

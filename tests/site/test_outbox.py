@@ -174,6 +174,26 @@ def test_an_email_is_sent_once_however_often_its_task_runs(game, alice, smtp):
     assert len(smtp.messages) == 1 and row(queued).attempts == 1
 
 
+def test_an_email_waits_while_an_earlier_one_to_its_address_is_on_its_way(
+    game, alice, bob, smtp, monkeypatch
+):
+    """A person's emails leave in the order they were stored: the later one is not even
+    claimed while the earlier one is queued; sending the earlier one hands it on."""
+    handed: list[int] = []
+    monkeypatch.setattr(outbox, "_dispatch", handed.append)
+    first, later, other = ask(game, alice), results(game, alice), ask(game, bob)
+    assert outbox.send(later.pk) is False
+    assert row(later).status == Status.QUEUED and row(later).attempts == 0
+    assert outbox.send(other.pk) is True  # another address waits for nobody
+    assert outbox.send(first.pk) is True and handed == [later.pk]
+    assert outbox.send(later.pk) is True
+    assert [m["Subject"] for m in smtp.messages] == [
+        row(other).subject,
+        row(first).subject,
+        row(later).subject,
+    ]
+
+
 def test_answers_to_moves_carry_no_unsubscribe_header(game, alice, smtp):
     compose.move_reply(seat(game, alice), False, ["decide 9"], "There is no card 9.")
     refused = OutgoingEmail.objects.get(kind="move_refused")
