@@ -345,7 +345,7 @@ def _pass_deadline(game_id: int, now: datetime) -> None:
         # it (a negotiation's break-off): one default is all that fits.
         defaulted = missing if engine.is_simultaneous(state) else missing[:1]
         services.store_defaults(game, defaulted, state)
-        notes = [("deadline_missed", {"players": [s.colour for s in missing]})]
+        notes = [{"kind": "deadline_missed", "players": [s.colour for s in missing]}]
         notes += _count_missed(game, [s for s in awaited if s.plays_in_person], missing)
         services.note_events(game, notes)
         submitted = services.submitted_of(game.seats.all()) | {s.colour for s in defaulted}
@@ -355,19 +355,19 @@ def _pass_deadline(game_id: int, now: datetime) -> None:
         services.announce(replace(work, notify=False, computers=()))
 
 
-def _count_missed(
-    game: Game, people: list[Seat], missing: list[Seat]
-) -> list[tuple[str, dict[str, Any]]]:
+def _count_missed(game: Game, people: list[Seat], missing: list[Seat]) -> list[dict[str, Any]]:
     """The deadlines missed in a row of the people awaited, counted on (missing) or
     reset (they submitted) in one UPDATE; the "standin" events of those who reach the
     game's limit."""
-    notes: list[tuple[str, dict[str, Any]]] = []
+    notes: list[dict[str, Any]] = []
     for seat in people:
         seat.missed_deadlines = seat.missed_deadlines + 1 if seat in missing else 0
         if seat in missing and 0 < game.max_missed_deadlines <= seat.missed_deadlines:
             # From the next phase on, services._schedule_computers plays the seat.
             seat.standin = True
-            notes.append(("standin", {"player": seat.colour, "missed": seat.missed_deadlines}))
+            notes.append(
+                {"kind": "standin", "player": seat.colour, "missed": seat.missed_deadlines}
+            )
     if people:
         Seat.objects.filter(pk__in=[s.pk for s in people]).update_before_game_write(
             missed_deadlines=Case(*(When(pk=s.pk, then=s.missed_deadlines) for s in people)),

@@ -291,14 +291,15 @@ def note_event(game: Game, kind: str, **data: Any) -> EventRow:
     return row
 
 
-def note_events(game: Game, notes: Sequence[tuple[str, dict[str, Any]]]) -> None:
-    """Events of the site's (kind, data) in the game's log, in one INSERT (`note_event`
-    costs three statements each). The caller holds the game's row lock, read it in this
-    transaction with nothing moving `events_stored` since, and saves the game's row
-    next (`events_stored`, moved on here), a write that moves the game's live mark on:
-    these events are everyone's (bulk_create sends no signal, `events_told`)."""
+def note_events(game: Game, notes: Sequence[dict[str, Any]]) -> None:
+    """Events of the site's (each a dict of its "kind" and data) in the game's log, in one
+    INSERT (`note_event` costs three statements each). The caller holds the game's row
+    lock, read it in this transaction with nothing moving `events_stored` since, and
+    saves the game's row next (`events_stored`, moved on here), a write that moves the
+    game's live mark on: these events are everyone's (bulk_create sends no signal,
+    `events_told`)."""
     EventRow.objects.bulk_create(
-        _event_row(game, game.events_stored + i, kind, data) for i, (kind, data) in enumerate(notes)
+        _event_row(game, game.events_stored + i, note["kind"], note) for i, note in enumerate(notes)
     )
     game.events_stored += len(notes)
 
