@@ -147,14 +147,17 @@ class Search:
         while done < limit:
             world = skeleton.determinise(rng)
             seeds = rng.getrandbits(32)
-            scores = []
+            scores: list[float] = []
             for move in candidates:
-                if done and self.out_of_time(started, rollouts):
+                if rollouts and self.out_of_time(started, rollouts):
                     break
                 scores.append(self.rollout(world, seat, move, seeds, horizon))
                 rollouts += 1
-            if len(scores) < len(candidates):  # an iteration cut short is not compared
-                break
+            if len(scores) < len(candidates):
+                if not done:  # out of time in the first: compare the candidates it reached
+                    totals, candidates = scores, candidates[: len(scores)]
+                    done = 1
+                break  # a later iteration cut short is not compared
             totals = [t + s for t, s in zip(totals, scores, strict=True)]
             done += 1
         self.stats.iterations, self.stats.rollouts = done, rollouts

@@ -17,7 +17,7 @@ import pytest
 from engine import arena
 from engine.ai import PLAYERS, RandomPlayer, SearchPlayer
 from engine.game import GameState, check, new_game
-from engine.moves import Bid, Decide
+from engine.moves import Bid, Choice, Decide
 from engine.position import COLOURS
 from engine.search import Skeleton
 from engine.setup import Settings
@@ -155,11 +155,11 @@ def test_one_legal_move_takes_no_search(states: list[GameState]) -> None:
 
 def test_the_search_stops_at_its_time_budget(states: list[GameState]) -> None:
     """Past the time budget no more rollouts start (the iteration bound is far off):
-    one iteration at least, to have a move."""
+    one rollout at least, to have a move."""
     state = next(s for s in states if s.phase.kind == "decision")
     player = SearchPlayer("s", budget=1e-9)
-    player.choose(state, state.phase.waiting[0])
-    assert player.search.stats.iterations == 1
+    assert player.choose(state, state.phase.waiting[0]) == Decide((Choice(1), Choice(2)))
+    assert (player.search.stats.iterations, player.search.stats.rollouts) == (1, 1)
 
 
 def run_arena(*args: str) -> dict[str, object]:
