@@ -304,8 +304,11 @@ def negotiation_moves(state: GameState, seat: str) -> list[Submission]:
     if offer is not None and offer[0] != seat:
         found.append(Accept())
     found.append(BreakOff())
+    # Only offers above the standing one: offers then rise and every negotiation ends,
+    # also between two searching players.
+    least = offer[1] + 1 if offer is not None else 1
     ducats = state.pos.players[seat].ducats
-    found += [Offer(a) for a in OFFERS if a <= ducats]
+    found += [Offer(a) for a in OFFERS if least <= a <= ducats]
     return found
 
 
@@ -351,14 +354,19 @@ class Skeleton:
         state = self.base.copy()
         pool = list(self.unseen)
         rng.shuffle(pool)
+
+        def deal() -> str:
+            # A made-up position (engine.scenario) may hold more cards than the game has.
+            return pool.pop() if pool else rng.choice(POLITICS_CARDS)
+
         for p in self.others:
-            state.pos.players[p].hand = [pool.pop() for _ in range(self.hand_sizes[p])]
+            state.pos.players[p].hand = [deal() for _ in range(self.hand_sizes[p])]
         looked_at = state.phase.pile if self.known_pile is not None else None
         for i, size in enumerate(self.pile_sizes):
             if looked_at == i + 1 and self.known_pile is not None:
                 state.piles[i] = list(self.known_pile)
             else:
-                state.piles[i] = [pool.pop() for _ in range(min(size, len(pool)))]
+                state.piles[i] = [deal() for _ in range(size)]
         state.deck = remaining_deck(self.seen, rng)
         if self.hidden_ducats:
             mine = state.pos.players[self.seat].ducats

@@ -17,9 +17,9 @@ import pytest
 from engine import arena
 from engine.ai import PLAYERS, RandomPlayer, SearchPlayer
 from engine.game import GameState, check, new_game
-from engine.moves import Bid, Choice, Decide
+from engine.moves import Accept, Bid, Choice, Decide, Offer
 from engine.position import COLOURS
-from engine.search import Skeleton
+from engine.search import Skeleton, negotiation_moves
 from engine.setup import Settings
 from engine.simulate import game_seed
 from engine.view import view
@@ -208,3 +208,16 @@ def test_every_kind_can_sit_in_the_arena() -> None:
     assert set(PLAYERS) == {"random", "greedy", "search"}
     table = arena.Table(2, ("random", "greedy"), 1, None, 1)
     assert all(isinstance(arena.make_player(k, "1", table), RandomPlayer) for k in PLAYERS)
+
+
+def test_offers_rise_so_that_a_negotiation_ends(states: list[GameState]) -> None:
+    """RULES 4.1: the search offers only above the standing offer, so two searching
+    players cannot offer each other the same ducats for ever."""
+    talk = next(s for s in states if s.phase.kind == "negotiation").copy()
+    seat = talk.phase.waiting[0]
+    other = next(p for p in talk.phase.contenders if p != seat)
+    talk.pos.players[other].ducats = talk.pos.players[seat].ducats = 10
+    talk.phase.offer = (other, 2)
+    offers = [m.amount for m in negotiation_moves(talk, seat) if isinstance(m, Offer)]
+    assert offers and min(offers) > 2
+    assert Accept() in negotiation_moves(talk, seat)
