@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
-from engine import rules
+from engine import rules, search
 from engine.board import BOARD_SIZES_KEPT, Cell, Edge, make_edge
 from engine.errors import IllegalMove
 from engine.events import Log
@@ -326,6 +326,20 @@ class WallTactic(Tactic):
 
 
 class SwordsTactic(Tactic):
+    def __init__(self, rng: random.Random) -> None:
+        super().__init__(rng)
+        # The legal first steps on the last position proposed for, kept with it: the
+        # greedy player proposes a dozen moves on one position.
+        self.first: tuple[Position, str, list[Cell], list[Expand]] | None = None
+
+    def first_steps(self, pos: Position, player: str) -> tuple[list[Cell], list[Expand]]:
+        """`rules.legal_knight_cells` and `rules.legal_expansions` on `pos` (unchanged
+        while it is proposed for: states are never changed once made)."""
+        if self.first is None or self.first[0] is not pos or self.first[1] != player:
+            knights = rules.legal_knight_cells(pos, player)
+            self.first = (pos, player, knights, rules.legal_expansions(pos, player))
+        return self.first[2], self.first[3]
+
     def propose(self, pos: Position, player: str, swords: int) -> Submission:
         """`S1`: a knight or an expansion; `S2`: two knights or a knight and an expansion.
         Forest knights only when ducats or one Treasure card cover the fees (RULES 7.3)."""
@@ -334,13 +348,15 @@ class SwordsTactic(Tactic):
         holder = pos.players[player]
         budget = holder.ducats + max(holder.treasure(), default=0)
         for _ in range(self.rng.randint(1, swords)):
-            cells = [
-                c
-                for c in rules.legal_knight_cells(scratch, player)
-                if fees + rules.knight_fee(scratch, c) <= budget
-            ]
+            knights, expansions = (
+                self.first_steps(pos, player)
+                if not steps
+                else (rules.legal_knight_cells(scratch, player), None)
+            )
+            cells = [c for c in knights if fees + rules.knight_fee(scratch, c) <= budget]
             expanded = any(isinstance(s, Expand) for s in steps)
-            expansions = [] if expanded else rules.legal_expansions(scratch, player)
+            if expansions is None:
+                expansions = [] if expanded else rules.legal_expansions(scratch, player)
             if not cells and not expansions:
                 break
             if cells and (not expansions or self.rng.random() < 0.5):
@@ -653,4 +669,34 @@ def bordering_pairs(pos: Position, player: str) -> list[tuple[Area, Area]]:
     ]
 
 
-PLAYERS: dict[str, type[RandomPlayer]] = {"random": RandomPlayer, "greedy": GreedyPlayer}
+class SearchPlayer(GreedyPlayer):
+    """Searches (engine.search): determinised rollouts by greedy players, from what its
+    seat sees only; greedy where the search leaves the choice (placement, RULES 2.3).
+    `budget` is seconds a decision; `iterations` bounds the search (with `budget=None`
+    the move then depends only on the view and the seed)."""
+
+    def __init__(
+        self,
+        seed: int | str | None = None,
+        budget: float | None = search.BUDGET,
+        iterations: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        self.search = search.Search(seed, GreedyPlayer, budget, iterations)
+
+    def decide(
+        self, state: GameState, player: str, *, applying: bool
+    ) -> tuple[Submission, Outcome | None]:
+        if player not in state.phase.waiting:
+            raise ValueError(f"the game does not wait for {player}")
+        move = self.search.choose(state, player)
+        if move is None:
+            return super().decide(state, player, applying=applying)
+        return move, submit(state, player, move) if applying else None
+
+
+PLAYERS: dict[str, type[RandomPlayer]] = {
+    "random": RandomPlayer,
+    "greedy": GreedyPlayer,
+    "search": SearchPlayer,
+}

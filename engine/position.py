@@ -101,6 +101,11 @@ class Position:
     # one of the two changes its walls (copy-on-write).
     _area_of: dict[Cell, Area] | None = field(default=None, repr=False, compare=False)
     _areas: list[Area] | None = field(default=None, repr=False, compare=False)
+    # `regions(colour)` by colour (None: all), for the `_areas` list they were found in;
+    # shared by copies as the areas are (a castle's colour never changes).
+    _regions: tuple[list[Area], dict[str | None, list[Area]]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def copy(self) -> Position:
         twin = Position(
@@ -115,7 +120,7 @@ class Position:
             founded=set(self.founded),
         )
         # Areas are immutable, so the copy may share them until its walls change.
-        twin._area_of, twin._areas = self._area_of, self._areas
+        twin._area_of, twin._areas, twin._regions = self._area_of, self._areas, self._regions
         return twin
 
     # --- areas -----------------------------------------------------------------
@@ -216,13 +221,20 @@ class Position:
         return False
 
     def regions(self, colour: str | None = None) -> list[Area]:
-        """Regions (areas with exactly one castle), of one colour or all, by castle."""
-        found = [
-            a
-            for a in self.areas
-            if a.is_region and (colour is None or self.castles[a.castle] == colour)
-        ]
-        return sorted(found, key=lambda a: cell_order(a.castle))
+        """Regions (areas with exactly one castle), of one colour or all, by castle.
+        Kept until the areas change: rules and players ask for them after every wall."""
+        areas = self.areas
+        if self._regions is None or self._regions[0] is not areas:
+            self._regions = (areas, {})
+        kept = self._regions[1]
+        if colour not in kept:
+            found = [
+                a
+                for a in areas
+                if a.is_region and (colour is None or self.castles[a.castle] == colour)
+            ]
+            kept[colour] = sorted(found, key=lambda a: cell_order(a.castle))
+        return list(kept[colour])
 
     def region_of_castle(self, castle: Cell) -> Area | None:
         area = self.area_at(castle)

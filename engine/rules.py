@@ -18,6 +18,7 @@ Events are appended to `log` as plain dicts (their shapes: `engine.events`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from engine.board import FOREST, HILL, PLAIN, TOWN, Board, Cell, Edge, format_cell
@@ -490,7 +491,7 @@ def expanding_region(pos: Position, colour: str, castle: Cell | None, first: Cel
 
 
 def take_problem(
-    pos: Position, colour: str, castle: Cell, grown: set[Cell], cell: Cell
+    pos: Position, colour: str, castle: Cell, grown: AbstractSet[Cell], cell: Cell
 ) -> Reason | None:
     """Why the region (grown so far) may not take `cell`, or None (RULES 5.3)."""
     if not pos.board.on_board(cell):
@@ -558,7 +559,16 @@ def legal_expansions(pos: Position, player: str) -> list[Expand]:
     for region in pos.regions(player):
         near = {n for c in region.cells for n, _ in pos.links(c) if n not in region.cells}
         for cell in sorted(near, key=lambda c: (c[1], c[0])):
-            if expansion_problem(pos, player, region.castle, [cell]) is None:
+            if take_problem(pos, player, region.castle, region.cells, cell) is not None:
+                continue
+            # One cell adds at most 3 walls and frees the walled edge it shares with the
+            # region: with 2 walls in supply it is always enclosed (the one check left of
+            # `check_expansion`, made in full only when walls run short; the search's
+            # rollouts ask this list thousands of times a second).
+            if (
+                pos.wall_supply >= 2
+                or expansion_problem(pos, player, region.castle, [cell]) is None
+            ):
                 found.append(Expand((cell,), region.castle))
     return found
 
