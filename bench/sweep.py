@@ -397,7 +397,7 @@ def sweep_figures(options: Options) -> Iterator[Figure]:
     due = options.size(100, 10)
     repeat = options.size(7, 3)
     idle_repeat = options.size(5, 1)
-    small, big = Size(options.size(1_000, 100)), Size(options.size(10_000, 1_000))
+    small, big = Size(options.size(1_000, 50)), Size(options.size(10_000, 300))
     with second_database("small") as other:
         small.database = other
         with small.used():

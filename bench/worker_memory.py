@@ -63,7 +63,7 @@ def worker_memory_variable(options: Options) -> Iterator[Figure]:
     after its first 100 (the baseline, and why it is fair: the module's docstring)."""
     if not need_redis("worker-memory-variable"):
         return
-    first, last = options.size(FIRST_PHASES, 20), options.size(2000, 120)
+    first, last = options.size(FIRST_PHASES, 20), options.size(2000, 60)
     from tests.site.test_outbox import SMTPServer
 
     empty_tables()

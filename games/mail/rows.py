@@ -51,7 +51,7 @@ def insert(rows: Sequence[Model]) -> None:
         row._state.adding, row._state.db = False, connection.alias
 
 
-@functools.cache
+@functools.lru_cache(maxsize=8)  # one entry a model written here (three)
 def _fields(model: type[Model]) -> list[Field[Any, Any]]:
     """The columns an INSERT of `model` names: every concrete field but an id the
     database makes (as bulk_create leaves it out)."""
