@@ -796,7 +796,11 @@ def test_a_game_against_computers_is_played_to_the_end_and_found_in_the_archive(
     assert result.power == final
     assert castles_at_the_end == len(replayed.pos.castles) > 0
     assert {player for player, _ in record.moves} == set(PLAYERS)  # the computers moved
-    names = {"red": "Alice", "ochre": "Computer (ochre)", "lilac": "Computer (lilac)"}
+    names = {
+        "red": "Alice",
+        "ochre": "Computer (ochre, normal)",
+        "lilac": "Computer (lilac, normal)",
+    }
     for colour, name in names.items():
         assert f"{name} {result.power[colour]}" in shown, shown
     assert shown.startswith("Won by " + " and ".join(names[c] for c in result.winners) + ".")
