@@ -133,3 +133,24 @@ def test_a_search_budget_not_well_below_a_computers_task_s_limit_is_refused(seco
     )
     assert done.returncode != 0
     assert says in done.stderr, done.stderr
+
+
+def test_a_game_made_before_levels_keeps_its_random_computers(transactional_db):
+    """Before 0017 every computer played the random player: such a game is "easy" after
+    it, so its computers play on as they did; a game made after is "normal"."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before, after = [("games", "0016_table_votes")], [("games", "0017_computer_level")]
+    executor = MigrationExecutor(connection)
+    executor.migrate(before)
+    old = executor.loader.project_state(before).apps.get_model("games", "Game")
+    made = old.objects.create(name="Old", player_count=3)
+    executor = MigrationExecutor(connection)
+    executor.migrate(after)
+    new = executor.loader.project_state(after).apps.get_model("games", "Game")
+    try:
+        assert new.objects.get(pk=made.pk).computer_level == "easy"
+        assert new.objects.create(name="New", player_count=3).computer_level == "normal"
+    finally:
+        MigrationExecutor(connection).migrate(executor.loader.graph.leaf_nodes())
