@@ -416,6 +416,23 @@ class CreateGameForm(forms.Form):
             "takes its seat at once and moves within seconds."
         ),
     )
+    computer_level = forms.ChoiceField(
+        label=_("Computer level"),
+        choices=game_choices("computer_level"),
+        initial="normal",
+        required=False,  # left out (a form from before the field): the initial choice
+        widget=forms.RadioSelect,
+        help_text=_(
+            "How every computer of the game plays: its own seats, and a seat it plays for "
+            "a player who misses deadlines or concedes. Easy: random legal moves. Normal: "
+            "the wall, knight or expansion that gains the most power at once. Hard: before "
+            "each move it plays out many ways the game could go, from what its seat can "
+            "see; it takes a moment longer to move."
+        ),
+        error_messages={
+            "invalid_choice": _("%(value)s is not a level; choose easy, normal or hard.")
+        },
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -431,6 +448,7 @@ class CreateGameForm(forms.Form):
             "invite_only",
             InlineRadios("colour"),
             InlineCheckboxes("computer_colours"),
+            InlineRadios("computer_level"),
         )
 
     def clean_name(self) -> str:
@@ -438,6 +456,9 @@ class CreateGameForm(forms.Form):
 
     def clean_on_absence(self) -> str:
         return self.cleaned_data.get("on_absence") or self.fields["on_absence"].initial
+
+    def clean_computer_level(self) -> str:
+        return self.cleaned_data.get("computer_level") or self.fields["computer_level"].initial
 
     def clean_max_missed_deadlines(self) -> int:
         value = self.cleaned_data.get("max_missed_deadlines")

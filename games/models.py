@@ -24,6 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
+from engine.ai import PLAYERS
 from engine.game import GameState
 from engine.position import COLOURS
 from engine.serialize import state_from_json, state_to_json
@@ -51,6 +52,24 @@ COLOUR_WORDS = {
 }
 assert set(COLOUR_LABELS) == set(COLOURS) == set(COLOUR_WORDS)
 COLOUR_CHOICES = [(c, COLOUR_LABELS[c]) for c in COLOURS]
+
+# How well a game's computers play (issue 26), chosen when the game is made: its label,
+# and its word inside a computer's name ("Computer (red, hard)", `seat_name`).
+COMPUTER_LEVEL_LABELS = {
+    "easy": pgettext_lazy("computer level", "Easy"),
+    "normal": pgettext_lazy("computer level", "Normal"),
+    "hard": pgettext_lazy("computer level", "Hard"),
+}
+COMPUTER_LEVEL_WORDS = {
+    "easy": pgettext_lazy("computer level", "easy"),
+    "normal": pgettext_lazy("computer level", "normal"),
+    "hard": pgettext_lazy("computer level", "hard"),
+}
+# The one place the site says which of the engine's players (engine.ai.PLAYERS) plays at
+# each level; the engine says what that player does (docs/computer-players.md).
+COMPUTER_KINDS = {"easy": "random", "normal": "greedy", "hard": "search"}
+assert set(COMPUTER_KINDS) == set(COMPUTER_LEVEL_LABELS) == set(COMPUTER_LEVEL_WORDS)
+assert set(COMPUTER_KINDS.values()) <= set(PLAYERS)
 
 
 def colour_word(colour: str) -> str:
@@ -177,6 +196,11 @@ class Game(models.Model):
     # paused for an absence, or not paused (games.deadlines).
     paused_until = models.DateTimeField(null=True, blank=True)
     max_missed_deadlines = models.PositiveSmallIntegerField(default=3)
+    # The level of every computer of the game: its own seats and those it stands in for.
+    # Games made before levels keep the random player they had ("easy", migration 0017).
+    computer_level = models.CharField(
+        max_length=10, default="normal", choices=list(COMPUTER_LEVEL_LABELS.items())
+    )
     invite_only = models.BooleanField(default=False)
     invite_token = models.CharField(max_length=40, unique=True, default=new_invite_token)
     seed = models.BigIntegerField(default=new_seed)
@@ -425,19 +449,28 @@ class Seat(models.Model):
             computer=self.is_computer,
             username=user.get_username() if user is not None else None,
             profile_name=profile.display_name if profile is not None else None,
+            level=self.game.computer_level if self.is_computer else "",
         )
 
 
 def seat_name(
-    colour: str, *, computer: bool, username: str | None, profile_name: str | None
+    colour: str,
+    *,
+    computer: bool,
+    username: str | None,
+    profile_name: str | None,
+    level: str,
 ) -> str:
     """A seat's name, as every page, list and email words it (`Seat.display_name`); from
     plain columns too, for a list that reads rows, not models (games.views.lobby).
     `username` None: the seat's person has left the site; `profile_name` None: they
-    have no profile."""
+    have no profile. `level`: its game's `computer_level` (a computer's name says it)."""
     word = COLOUR_WORDS.get(colour, colour)
     if computer:
-        return gettext("Computer (%(colour)s)") % {"colour": word}
+        return gettext("Computer (%(colour)s, %(level)s)") % {
+            "colour": word,
+            "level": COMPUTER_LEVEL_WORDS.get(level, level),
+        }
     if username is None:
         return gettext("(left the game, %(colour)s)") % {"colour": word}
     return profile_name if profile_name is not None else username

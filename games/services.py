@@ -32,7 +32,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from engine import game as engine
-from engine.ai import RandomPlayer
+from engine.ai import PLAYERS, RandomPlayer, SearchPlayer
 from engine.errors import IllegalMove
 from engine.events import Event
 from engine.moves import EndAlliance, Submission
@@ -41,8 +41,16 @@ from engine.position import COLOURS
 from engine.reasons import Reason, ReasonJson
 from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
+from games.models import (
+    COMPUTER_KINDS,
+    Game,
+    PendingSubmission,
+    RecordEntry,
+    Seat,
+    Snapshot,
+    events_told,
+)
 from games.models import Event as EventRow
-from games.models import Game, PendingSubmission, RecordEntry, Seat, Snapshot, events_told
 from games.show.words import colour_word, phase_label, phase_moved_on, refusal_text
 
 logger = logging.getLogger(__name__)
@@ -134,11 +142,15 @@ def create_game(
     computer_colours: list[str],
     on_absence: str = "extend",
     max_missed_deadlines: int = 3,
+    computer_level: str = "normal",
 ) -> Game:
     """A new game of the creator's with these settings; `on_absence` and
-    `max_missed_deadlines` are its absence policy (games.deadlines)."""
+    `max_missed_deadlines` are its absence policy (games.deadlines); `computer_level`
+    how every computer of it plays (`computer_player`)."""
     _check_options(player_count, setup, decisions, money, deadline_hours)
     _check_absences(on_absence, max_missed_deadlines)
+    if computer_level not in COMPUTER_KINDS:
+        raise GameError(_("a computer's level is easy, normal or hard"))
     _check_colours([colour, *computer_colours])
     if colour in computer_colours or len(computer_colours) >= player_count:
         raise GameError(_("leave at least your own seat to a person"))
@@ -154,6 +166,7 @@ def create_game(
             invite_only=invite_only,
             on_absence=on_absence,
             max_missed_deadlines=max_missed_deadlines,
+            computer_level=computer_level,
         )
         Seat.objects.create(game=game, colour=colour, position=0, user=creator)
         for i, computer in enumerate(computer_colours, start=1):
@@ -1034,15 +1047,26 @@ def _computer_moves(
     sealed the first one ends it, so only the first computer chooses."""
     moves: list[tuple[Seat, Submission]] = []
     for seat in _computers_awaited(game, state, submitted):
-        move = RandomPlayer(f"{game.seed}/{game.phase_number}/{seat.colour}").choose(
-            state, seat.colour
-        )
+        move = computer_player(game, game.phase_number, seat.colour).choose(state, seat.colour)
         if not isinstance(move, EndAlliance):
             engine.check(state, seat.colour, move)  # the computer is held to the rules too
         moves.append((seat, move))
         if isinstance(move, EndAlliance) or not engine.is_simultaneous(state):
             break
     return moves
+
+
+def computer_player(game: Game, phase_number: int, colour: str) -> RandomPlayer:
+    """The engine's player of the game's level (`Game.computer_level`, `COMPUTER_KINDS`)
+    for one decision of a seat a computer plays: its own, one it stands in for, one
+    conceded. Seeded by the game, the phase and the colour, so a phase played again gets
+    the same move; the searching player ("hard") thinks COMPUTER_SEARCH_SECONDS (settings)
+    a decision, and how far it gets in that time changes its move too."""
+    kind = PLAYERS[COMPUTER_KINDS[game.computer_level]]
+    seed = f"{game.seed}/{phase_number}/{colour}"
+    if issubclass(kind, SearchPlayer):
+        return kind(seed, budget=settings.COMPUTER_SEARCH_SECONDS)
+    return kind(seed)
 
 
 def _end_alliance(game: Game, seat: Seat, move: EndAlliance, rows: Rows) -> None:
@@ -1070,8 +1094,7 @@ def play_computer(game_id: int, phase_number: int, seat_id: int) -> bool:
         return False
     if seat.pending.filter(phase_number=phase_number).exists():
         return False  # a redelivered or recovered task: this move is in already
-    player = RandomPlayer(f"{game.seed}/{phase_number}/{seat.colour}")
-    move = player.choose(state, seat.colour)
+    move = computer_player(game, phase_number, seat.colour).choose(state, seat.colour)
     try:
         submit_move(game_id, seat_id, move)
     except (IllegalMove, GameError):

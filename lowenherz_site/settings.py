@@ -58,6 +58,14 @@ def env_int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be a whole number, not {raw!r}") from None
 
 
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    try:
+        return default if raw is None else float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, not {raw!r}") from None
+
+
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in os.environ.get(name, default).split(",") if item.strip()]
 
@@ -346,6 +354,17 @@ if not 0 < COMPUTER_TIME_LIMIT_SECONDS < TASK_TIME_LIMIT_SECONDS:
     raise ValueError(
         f"COMPUTER_TIME_LIMIT_SECONDS must be above 0 and below TASK_TIME_LIMIT_SECONDS "
         f"({TASK_TIME_LIMIT_SECONDS}), not {COMPUTER_TIME_LIMIT_SECONDS}"
+    )
+# Seconds the searching computer player (a "hard" game's, games.services.computer_player)
+# thinks a decision. A phase asks up to three computers, and a decision may run to 3
+# times its budget (docs/computer-players.md), so at most a tenth of the time limit
+# keeps a phase's moves inside one task's time.
+COMPUTER_SEARCH_SECONDS = env_float("COMPUTER_SEARCH_SECONDS", 0.25)
+if not 0 < COMPUTER_SEARCH_SECONDS <= COMPUTER_TIME_LIMIT_SECONDS / 10:
+    raise ValueError(
+        f"COMPUTER_SEARCH_SECONDS must be above 0 and at most a tenth of "
+        f"COMPUTER_TIME_LIMIT_SECONDS ({COMPUTER_TIME_LIMIT_SECONDS / 10:g}), "
+        f"not {COMPUTER_SEARCH_SECONDS:g}"
     )
 # The recovery pass (games.recovery): how often it runs (the beat's sweep), and how long
 # a task the database says is owed may be in flight before it is queued again.

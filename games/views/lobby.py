@@ -96,6 +96,7 @@ def seats_by_game(game_ids: list[int]) -> dict[int, list[ListedSeat]]:
             "colour",
             "user_id",
             "is_computer",
+            "game__computer_level",
             "user__username",
             "user__profile__display_name",
             "submitted",
@@ -106,10 +107,23 @@ def seats_by_game(game_ids: list[int]) -> dict[int, list[ListedSeat]]:
     now = timezone.now()
     seats: dict[int, list[ListedSeat]] = {i: [] for i in game_ids}
     for row in rows:
-        game_id, colour, user_id, computer, username, shown_name, submitted, since, until = row
-        name = seat_name(colour, computer=computer, username=username, profile_name=shown_name)
-        away = not computer and away_between(since, until, now)
-        seats[game_id].append(ListedSeat(colour, name, user_id, submitted, away))
+        (
+            game_id,
+            colour,
+            user_id,
+            computer,
+            level,
+            username,
+            shown_name,
+            submitted,
+            since,
+            until,
+        ) = row
+        name = seat_name(
+            colour, computer=computer, username=username, profile_name=shown_name, level=level
+        )
+        is_away = not computer and away_between(since, until, now)
+        seats[game_id].append(ListedSeat(colour, name, user_id, submitted, is_away))
     return seats
 
 

@@ -342,7 +342,7 @@ def test_the_power_chart_has_one_line_per_player(archive, db):
     assert chart is not None
     lines = re.findall(r'<polyline class="power-line" data-colour="(\w+)"', chart.group(0))
     assert lines == ["red", "ochre", "lilac"]
-    assert "Computer (ochre)" in chart.group(0)  # the legend names the players
+    assert "Computer (ochre, no…" in chart.group(0)  # the legend names the players, cut short
 
 
 def test_the_archive_page_uses_as_many_queries_whatever_the_game_length(archive, db):

@@ -449,7 +449,10 @@ def log_in(page: Page, username: str, name: str) -> Person:
     return Person(page, username, name)
 
 
-def create_game(person: Person, name: str, setup: str, computers: tuple[str, ...] = ()) -> int:
+def create_game(
+    person: Person, name: str, setup: str, computers: tuple[str, ...] = (), level: str = ""
+) -> int:
+    """A game made in the new-game form; `level`: the computers', if not the form's own."""
     page = person.page
     page.goto("/")
     page.click("#new-game")
@@ -460,6 +463,8 @@ def create_game(person: Person, name: str, setup: str, computers: tuple[str, ...
     page.check('#create-game-form input[name="colour"][value="red"]')
     for colour in computers:
         page.check(f'#create-game-form input[name="computer_colours"][value="{colour}"]')
+    if level:
+        page.check(f'#create-game-form input[name="computer_level"][value="{level}"]')
     submit_form(page, "#create-game")
     found = re.search(r"/games/(\d+)/$", page.url)
     assert found, f"creating the game led to {page.url}: {page.content()}"
@@ -715,6 +720,30 @@ def simple_move(v: View) -> Move | str:
     return "pass"  # perform and crown: decline, typed into the text fallback
 
 
+def test_a_game_with_hard_computers_is_made_in_the_form_and_plays_a_phase(
+    transactional_db, live_server, celery_worker, new_page, alice
+):
+    """Issue 26, item 5: the level chosen in the new-game form is the game's; the table
+    names each computer with it, and the computers (searching, in the worker) move."""
+    person = log_in(new_page(), "alice", "Alice")
+    game = create_game(
+        person,
+        "Alice against hard machines",
+        setup="basic",
+        computers=("ochre", "lilac"),
+        level="hard",
+    )
+    assert Game.objects.get(pk=game).computer_level == "hard"
+    page = person.open_game(game)
+    for colour in ("ochre", "lilac"):
+        assert f"Computer ({colour}, hard)" in page.locator(f"#player-{colour}").inner_text()
+    data = person.data(game)
+    number, move = data["game"]["phase_number"], simple_move(data["view"])
+    assert play(person, game, move) if isinstance(move, Move) else play_text(person, game, move)
+    data = wait_for_phase(person, game, number, celery_worker)
+    assert data["game"]["phase_number"] > number  # the computers' moves came in too
+
+
 def test_a_game_against_computers_is_played_to_the_end_and_found_in_the_archive(
     transactional_db, live_server, celery_worker, new_page, alice
 ):
@@ -796,7 +825,11 @@ def test_a_game_against_computers_is_played_to_the_end_and_found_in_the_archive(
     assert result.power == final
     assert castles_at_the_end == len(replayed.pos.castles) > 0
     assert {player for player, _ in record.moves} == set(PLAYERS)  # the computers moved
-    names = {"red": "Alice", "ochre": "Computer (ochre)", "lilac": "Computer (lilac)"}
+    names = {
+        "red": "Alice",
+        "ochre": "Computer (ochre, normal)",
+        "lilac": "Computer (lilac, normal)",
+    }
     for colour, name in names.items():
         assert f"{name} {result.power[colour]}" in shown, shown
     assert shown.startswith("Won by " + " and ".join(names[c] for c in result.winners) + ".")

@@ -142,10 +142,10 @@ def test_a_computer_is_named_with_its_colour_once(alice):
     shown = present(game, seat_of(game, "red"))
     assert shown.view is not None
     lines = scores(shown.view, shown.labels)
-    assert any(line.startswith("Computer (ochre): power") for line in lines), lines
+    assert any(line.startswith("Computer (ochre, normal): power") for line in lines), lines
     assert any(line.startswith("Alice (red) (you): power") for line in lines), lines
     email = your_turn(game, alice)
-    assert "Computer (lilac): power" in email.text
+    assert "Computer (lilac, normal): power" in email.text
     assert "(lilac) (lilac)" not in email.text + email.html
 
 

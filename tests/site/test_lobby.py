@@ -564,7 +564,7 @@ def test_the_listed_seats_name_each_player_as_their_seat_does(alice, bob, charli
     ]
     assert [s.display_name for s in listed_seats] == [
         "Alice",
-        "Computer (grey)",
+        "Computer (grey, normal)",
         "bob",
         "(left the game, lilac)",
     ]

@@ -64,7 +64,7 @@ def test_a_computer_is_named_with_its_colour_once(client, alice):
     seats = page(client, alice, "game", gathering.pk)
     listed = re.search(r'<ul id="seats">(.*?)</ul>', seats, re.S)
     assert listed is not None
-    assert "Computer (ochre)</li>" in listed[1] and "(Ochre)" not in listed[1]
+    assert "Computer (ochre, normal)</li>" in listed[1] and "(Ochre)" not in listed[1]
     assert "Alice (Red)</li>" in listed[1]  # a person: the name, then the colour
 
 
