@@ -73,6 +73,11 @@ class Options:
         return quick if self.quick else full
 
 
+# The level of every computer the bench seats (games.models COMPUTER_KINDS): random
+# players, so that the site's figures measure the site's work, not a player's thinking
+# (engine_ai's figures and engine.arena measure that).
+COMPUTER_LEVEL = "easy"
+
 Bench = Callable[[Options], Iterable[Figure]]
 REGISTRY: dict[str, tuple[tuple[str, ...], Bench]] = {}
 

@@ -49,7 +49,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from bench.core import Figure, Options, figures, median, samples, spread
+from bench.core import COMPUTER_LEVEL, Figure, Options, figures, median, samples, spread
 from bench.db import empty_tables, second_database, using
 from engine.game import default_move, is_simultaneous
 from engine.notation import format_move
@@ -101,6 +101,7 @@ def template_game(people: list[User]) -> Game:
         invite_only=False,
         colour="red",
         computer_colours=["lilac", "grey"],
+        computer_level=COMPUTER_LEVEL,
     )
     Game.objects.filter(pk=game.pk).update(seed=SEED)
     services.join_game(game.pk, people[1], "ochre")
@@ -468,6 +469,7 @@ def deadline_game(people: list[User], seats: int, turn: int) -> Game:
         invite_only=False,
         colour="red",
         computer_colours=["grey"] if seats == 4 else [],
+        computer_level=COMPUTER_LEVEL,
         max_missed_deadlines=1,
     )
     Game.objects.filter(pk=game.pk).update(seed=SEED)

@@ -35,7 +35,7 @@ from django.test.utils import CaptureQueriesContext, _TestState, override_settin
 from django.urls import reverse
 from django.utils import timezone
 
-from bench.core import ROOT, Figure, Options, figures, median, samples, spread
+from bench.core import COMPUTER_LEVEL, ROOT, Figure, Options, figures, median, samples, spread
 from bench.db import empty_tables
 from bench.urls import MINIMAL_PATH
 from engine.ai import RandomPlayer
@@ -84,6 +84,7 @@ def start_game(creator: User, other: User, name: str, seed: int = SEED) -> Game:
         invite_only=False,
         colour="red",
         computer_colours=["lilac", "grey"],
+        computer_level=COMPUTER_LEVEL,
     )
     Game.objects.filter(pk=game.pk).update(seed=seed)
     services.join_game(game.pk, other, "ochre")  # the last seat: the game starts
@@ -665,6 +666,7 @@ def open_games_scale(options: Options) -> Iterator[Figure]:
                 invite_only=False,
                 colour="red",
                 computer_colours=[],
+                computer_level=COMPUTER_LEVEL,
             )
             client = client_of(viewer)
             lobby, live = reverse("lobby"), reverse("live") + "?lobby=1"

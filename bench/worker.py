@@ -55,7 +55,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from kombu import Queue
 
-from bench.core import ROOT, Figure, Options, figures, median, percentile, spread
+from bench.core import COMPUTER_LEVEL, ROOT, Figure, Options, figures, median, percentile, spread
 from bench.db import empty_tables
 from bench.tasks import stamp
 from bench.web import copy_game, no_task_queue, person, play_until
@@ -304,6 +304,7 @@ def people_game(name: str) -> tuple[Game, dict[str, int]]:
         invite_only=False,
         colour="red",
         computer_colours=[],
+        computer_level=COMPUTER_LEVEL,
     )
     services.join_game(game.pk, users[1], "ochre")
     services.join_game(game.pk, users[2], "lilac")
@@ -325,6 +326,7 @@ def computer_game(creator: User, name: str, standin: bool = False) -> Game:
         invite_only=False,
         colour="red",
         computer_colours=["ochre", "lilac"],
+        computer_level=COMPUTER_LEVEL,
     )
     seat = Seat.objects.filter(game=game, user=creator)
     seat.update(standin=True) if standin else seat.update(user=None, is_computer=True)

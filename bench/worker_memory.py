@@ -37,7 +37,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import F
 
-from bench.core import Figure, Options, figures
+from bench.core import COMPUTER_LEVEL, Figure, Options, figures
 from bench.db import empty_tables
 from bench.tasks import resident, resolved_phases
 from bench.web import no_task_queue, person
@@ -150,6 +150,7 @@ class Tables:
                 invite_only=False,
                 colour=PERSON,
                 computer_colours=["ochre", "lilac"],
+                computer_level=COMPUTER_LEVEL,
             )
         self.seats[game.pk] = Seat.objects.get(game=game, user=creator).pk
         with transaction.atomic():  # the tasks it is owed, queued for the worker
