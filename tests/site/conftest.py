@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -415,11 +416,66 @@ def browser():
         browser.close()
 
 
+class InFlight:
+    """The live server's WSGI application, counting the requests it is answering: a page
+    closed at a test's end may have left a poll (games/static/games/live.js) being
+    answered, and the database flush after the test must not run beside it, or
+    PostgreSQL reports a deadlock (as beside a task: `celery_worker`)."""
+
+    def __init__(self, app: Callable) -> None:
+        self.app, self.count = app, 0
+        self.changed = threading.Condition()
+
+    def __call__(self, environ: dict, start_response: Callable) -> Iterator[bytes]:
+        with self.changed:
+            self.count += 1
+        try:
+            result = self.app(environ, start_response)
+        except BaseException:
+            self._done()
+            raise
+        return self._answer(result)
+
+    def _answer(self, result: Iterator[bytes]) -> Iterator[bytes]:
+        try:
+            yield from result
+        finally:
+            try:
+                getattr(result, "close", lambda: None)()  # Django's end of the request
+            finally:
+                self._done()
+
+    def _done(self) -> None:
+        with self.changed:
+            self.count -= 1
+            self.changed.notify_all()
+
+    def wait_until_idle(self) -> None:
+        """A request ends within the server's own time limits; this waits no longer."""
+        with self.changed:
+            if not self.changed.wait_for(
+                lambda: self.count == 0, timeout=chromium.TIMEOUT_MS / 1000
+            ):
+                raise AssertionError(f"the live server still answers {self.count} requests")
+
+
+def in_flight(live_server) -> InFlight:
+    """The live server's application, counting its requests (wrapped once)."""
+    httpd = live_server.thread.httpd
+    app = httpd.get_app()
+    if not isinstance(app, InFlight):
+        app = InFlight(app)
+        httpd.set_app(app)
+    return app
+
+
 @pytest.fixture
 def new_page(browser, live_server) -> Iterator[Callable[..., object]]:
     """`new_page()` opens a page in a fresh context (its own cookies: one person) whose
-    relative URLs go to `live_server`: `alice, bob = new_page(), new_page()`."""
+    relative URLs go to `live_server`: `alice, bob = new_page(), new_page()`. At the
+    end, its pages are closed and the server has answered what they asked."""
     contexts = []
+    requests = in_flight(live_server)
 
     def open_page(**context_options):
         context = browser.new_context(base_url=live_server.url, **context_options)
@@ -430,6 +486,7 @@ def new_page(browser, live_server) -> Iterator[Callable[..., object]]:
     yield open_page
     for context in contexts:
         context.close()
+    requests.wait_until_idle()
 
 
 @pytest.fixture
