@@ -51,8 +51,8 @@ from django.utils import timezone
 
 from bench.core import ROOT, Figure, Options, figures
 from bench.db import empty_tables
-from bench.web import analyze, bench_site, person, start_game
-from games.models import Game, Profile, Seat, Snapshot
+from bench.web import analyze, bench_site, copy_snapshot, person, start_game
+from games.models import Game, Profile, Seat
 
 LIMIT_MS = 200.0
 TARGET = 5_000
@@ -169,17 +169,7 @@ def copy_games(template: Game, persons: list[User]) -> list[int]:
             for s in seats
         ]
     Seat.objects.bulk_create(rows)
-    Snapshot.objects.bulk_create(
-        Snapshot(
-            game_id=g.pk,
-            phase_number=snapshot.phase_number,
-            turn=snapshot.turn,
-            phase_kind=snapshot.phase_kind,
-            state=snapshot.state,
-            power=snapshot.power,
-        )
-        for g in games
-    )
+    copy_snapshot(snapshot, games)
     return [g.pk for g in games]
 
 

@@ -51,6 +51,7 @@ from django.utils import timezone
 
 from bench.core import COMPUTER_LEVEL, Figure, Options, figures, median, samples, spread
 from bench.db import empty_tables, second_database, using
+from bench.web import copy_snapshot
 from engine.game import default_move, is_simultaneous
 from engine.notation import format_move
 from engine.serialize import move_to_json
@@ -64,7 +65,6 @@ from games.models import (
     Reminder,
     ReplyToken,
     Seat,
-    Snapshot,
 )
 
 SEED = 7
@@ -174,17 +174,7 @@ def build(count: int) -> list[int]:
             for s in seats
         )
         deadline = {g.pk: g.deadline for g in games if g.deadline is not None}
-        Snapshot.objects.bulk_create(
-            Snapshot(
-                game_id=g.pk,
-                phase_number=snapshot.phase_number,
-                turn=snapshot.turn,
-                phase_kind=snapshot.phase_kind,
-                state=snapshot.state,
-                power=snapshot.power,
-            )
-            for g in games
-        )
+        copy_snapshot(snapshot, games)
         Event.objects.bulk_create(
             Event(
                 game_id=g.pk,

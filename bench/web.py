@@ -183,6 +183,12 @@ def clone_running(template: Game, count: int, first: int) -> None:
         for g in games
         for s in seats
     )
+    copy_snapshot(snapshot, games)
+    analyze()
+
+
+def copy_snapshot(snapshot: Snapshot, games: list[Game]) -> None:
+    """The template's latest snapshot, copied for each of `games`, in one INSERT."""
     Snapshot.objects.bulk_create(
         Snapshot(
             game_id=g.pk,
@@ -194,7 +200,6 @@ def clone_running(template: Game, count: int, first: int) -> None:
         )
         for g in games
     )
-    analyze()
 
 
 def analyze() -> None:
