@@ -100,6 +100,7 @@ MODULES = (
     "bench.worker_busy",
     "bench.worker_memory",
     "bench.engine_ai",
+    "bench.bot_strength",
     "bench.emails",
     "bench.people",
 )

@@ -1,4 +1,5 @@
-"""The Celery worker as players feel it: `resolve-latency`, `notify-cost` and `throughput`.
+"""The Celery worker as players feel it: `resolve-latency`, `resolve-latency-hard`,
+`notify-cost` and `throughput`.
 
 Real `celery worker` subprocesses on the bench's database and Redis, laid out as the
 site deploys them (`lowenherz_site.celery.WORKERS`: which processes take which queues),
@@ -13,6 +14,10 @@ each also importing `bench.tasks` for the no-op the baselines are measured with.
   then while other games keep them busy (`BACKGROUND_GAMES` computer games, a person told
   every phase by email in each: emails and computers' moves); the figure is the busy
   pair. The detail also has a no-op's round trip on idle workers before anything ran.
+- resolve-latency-hard (issue 26, item 5): the same, the background `HARD_GAMES` games
+  of "hard" computers (the search player, `COMPUTER_SEARCH_SECONDS` a decision) on the
+  computers' queue and its worker of their own; the same target. Their tasks and phases
+  meanwhile are in its detail (the load was real).
 - notify-cost: in process, no worker: for each phase of a game of three people,
   `services.resolve` and then `notify.phase_changed` of the phase it began, CPU time
   (`time.process_time`) and SQL queries of each. Between phases the queued emails are
@@ -312,9 +317,12 @@ def people_game(name: str) -> tuple[Game, dict[str, int]]:
     return Game.objects.get(pk=game.pk), seats
 
 
-def computer_game(creator: User, name: str, standin: bool = False) -> Game:
-    """Three computers (the creator's seat handed to one: for good, or as a stand-in, so
-    that the creator is still told every phase), started; nothing queued yet."""
+def computer_game(
+    creator: User, name: str, standin: bool = False, level: str = COMPUTER_LEVEL
+) -> Game:
+    """Three computers of `level` (the creator's seat handed to one: for good, or as a
+    stand-in, so that the creator is still told every phase), started; nothing queued
+    yet."""
     game = services.create_game(
         creator,
         name=name,
@@ -326,7 +334,7 @@ def computer_game(creator: User, name: str, standin: bool = False) -> Game:
         invite_only=False,
         colour="red",
         computer_colours=["ochre", "lilac"],
-        computer_level=COMPUTER_LEVEL,
+        computer_level=level,
     )
     seat = Seat.objects.filter(game=game, user=creator)
     seat.update(standin=True) if standin else seat.update(user=None, is_computer=True)
@@ -398,30 +406,64 @@ def resolve_latency(options: Options) -> Iterator[Figure]:
     resolving a phase adds to a task's round trip, not the queue or the load."""
     if not need_redis("resolve-latency"):
         return
+    yield latency_figure(
+        options,
+        "resolve-latency",
+        "last submission committed → resolution saved, p50, workers busy "
+        "with other games (baseline: a no-op's round trip to the resolve queue, between the "
+        "resolutions)",
+        options.size(BACKGROUND_GAMES, 2),
+        COMPUTER_LEVEL,
+    )
+
+
+@figures("resolve-latency-hard")
+def resolve_latency_hard(options: Options) -> Iterator[Figure]:
+    """resolve-latency's measurement, its background games at level "hard" (issue 26,
+    item 5): `HARD_GAMES` games whose computers search (`COMPUTER_SEARCH_SECONDS` a
+    decision) on the computers' queue, each with a person told every phase. The target
+    is resolve-latency's: a phase people finished is resolved as soon as when the
+    computers elsewhere play in a millisecond. The ratio alone would hide a slowdown that
+    delays the no-op as much as the resolution (both on the resolve queue, both behind
+    the same CPU); the detail has the idle pair, the computers' own tasks and phases
+    meanwhile, so the absolute milliseconds can be read beside resolve-latency's."""
+    if not need_redis("resolve-latency-hard"):
+        return
+    games = options.size(HARD_GAMES, 2)
+    yield latency_figure(
+        options,
+        "resolve-latency-hard",
+        f"resolve-latency while {games} games of hard computers (search, "
+        f"{settings.COMPUTER_SEARCH_SECONDS:g} s a decision) think on the computers' queue",
+        games,
+        "hard",
+    )
+
+
+def latency_figure(options: Options, figure_id: str, what: str, games: int, level: str) -> Figure:
+    """Resolutions timed on idle workers, then while `games` computer games of `level`
+    play (see resolve_latency)."""
     count = options.size(50, 5)
     empty_tables()
     resolve_queue = queue_of("games.tasks.resolve_phase")
     specs = deployed()
     with no_task_queue():
-        background = busy_games(options.size(BACKGROUND_GAMES, 2))
+        background = busy_games(games, level)
     with workers(specs) as logs:
         first = noop_round_trips(options.size(40, 8), resolve_queue)
         idle = Latencies(resolve_queue).measure(count)
-        for game_id in background:
-            with transaction.atomic():
-                services.announce(
-                    services.keep_due(Game.objects.select_for_update().get(pk=game_id))
-                )
+        announce(background)
+        started, phases = time.monotonic(), _phases(background)
         busy = Latencies(resolve_queue).measure(count)
+        phases, seconds = _phases(background) - phases, time.monotonic() - started
         backlog = queue_lengths()
         time.sleep(1.0)  # the last phase's emails
         emails = _email_times(busy.phases)
         ran = task_seconds(logs, "games.tasks.resolve_phase")
-    yield Figure(
-        "resolve-latency",
-        "last submission committed → resolution saved, p50, workers busy "
-        "with other games (baseline: a no-op's round trip to the resolve queue, between the "
-        "resolutions)",
+        computers = task_seconds(logs, "games.tasks.play_computer")
+    return Figure(
+        figure_id,
+        what,
         median(busy.latencies) * 1000,
         median(busy.noops) * 1000,
         "<= 5",
@@ -437,11 +479,13 @@ def resolve_latency(options: Options) -> Iterator[Figure]:
             "emails_queued_p50_ms": emails["queued"],
             "emails_sent_p50_ms": emails["sent"],
             "background_games": len(background),
+            "computer_level": level,
+            "background_phases_per_s": round(phases / seconds, 2),
+            "play_computer_tasks": len(computers),
+            "play_computer_task_p50_ms": round(median(computers) * 1000, 1) if computers else None,
             "queued_at_end": backlog,
             "resolve_task_p50_ms": round(median(ran) * 1000, 1) if ran else None,
-            "workers": [
-                f"{s.name}: {','.join(s.queues or ['all'])} ×{s.concurrency}" for s in specs
-            ],
+            "workers": described(specs),
             "resolve_queue": resolve_queue,
         },
     )
@@ -491,13 +535,14 @@ class Latencies:
 
 
 BACKGROUND_GAMES = 8  # computer games with a person told every phase: emails, computers
+HARD_GAMES = 20  # issue 26: "while 20 hard computers think"
 
 
-def busy_games(count: int) -> list[int]:
-    """Games that keep the workers busy meanwhile: computers play every seat, one of them
-    standing in for a person who is told every phase by email."""
+def busy_games(count: int, level: str = COMPUTER_LEVEL) -> list[int]:
+    """Games that keep the workers busy meanwhile: computers of `level` play every seat,
+    one of them standing in for a person who is told every phase by email."""
     return [
-        computer_game(person(f"bystander{i}"), f"background {i}", standin=True).pk
+        computer_game(person(f"bystander{i}"), f"background {i}", standin=True, level=level).pk
         for i in range(count)
     ]
 
