@@ -18,9 +18,9 @@ of the 2-core machine (more would share a core and make each search weaker). Mea
 (10 games of each size, 2 processes): a 3-player game takes 8.8 s of wall time, a
 4-player 7.1 s, a 2-player 9.1 s (77, 61 and 81 search decisions a game). The issue's
 200 3-player games are thus about 29 minutes; the 4- and 2-player tables, for which
-the issue gives no count, play `GAMES` = 60 each (7 and 9 minutes; a 95% interval
-about ±0.12 wide, where the shares measured so far, docs/computer-players.md, are
-0.18–0.23 above their targets): about 45 minutes in all, the longest part of the bench.
+the issue gives no count, play `GAMES` = 40 each (5 and 6 minutes; a 95% interval
+about ±0.14 wide, where the shares measured so far, docs/computer-players.md, are
+0.18–0.23 above their targets): about 40 minutes in all, the longest part of the bench.
 
 The issue's check "at the full budget of 1 s a decision it must be at least as
 strong" is not a figure here: a 3-player game at 1 s takes about 35 s of wall time on
@@ -42,7 +42,7 @@ BUDGET = 0.25  # seconds a decision (issue 26)
 QUICK_BUDGET = 0.02  # the short version's: it proves the figures are made, not their values
 SEED = 26
 TARGETS = {3: ">= 0.6", 4: ">= 0.45", 2: ">= 0.75"}
-GAMES = {3: 200, 4: 60, 2: 60}  # 3 players: the issue's least; see the docstring
+GAMES = {3: 200, 4: 40, 2: 40}  # 3 players: the issue's least; see the docstring
 JOBS = 2  # one process a core: see the docstring
 
 
