@@ -102,6 +102,7 @@ MODULES = (
     "bench.engine_ai",
     "bench.emails",
     "bench.people",
+    "bench.archive",
 )
 
 
