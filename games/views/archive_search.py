@@ -45,10 +45,6 @@ SETUPS = Game._meta.get_field("setup").choices or []
 MODES = Game._meta.get_field("decisions").choices or []
 
 
-def _any(context: str) -> tuple[str, Any]:
-    return ("", pgettext_lazy(context, "Any"))
-
-
 class ArchiveFilter(forms.Form):
     player = forms.CharField(
         label=_("Player"),
@@ -63,19 +59,19 @@ class ArchiveFilter(forms.Form):
         coerce=int,
         empty_value=None,
         label=_("Number of players"),
-        choices=[_any("number of players"), (2, "2"), (3, "3"), (4, "4")],
+        choices=[("", pgettext_lazy("number of players", "Any")), (2, "2"), (3, "3"), (4, "4")],
         widget=SELECT,
     )
     setup = forms.ChoiceField(
         required=False,
         label=pgettext_lazy("archive filter", "Setup"),
-        choices=[_any("setup"), *SETUPS],
+        choices=[("", pgettext_lazy("setup", "Any")), *SETUPS],
         widget=SELECT,
     )
     decisions = forms.ChoiceField(
         required=False,
         label=pgettext_lazy("archive filter", "Decisions"),
-        choices=[_any("decisions"), *MODES],
+        choices=[("", pgettext_lazy("decisions", "Any")), *MODES],
         widget=SELECT,
     )
     winner = forms.CharField(
