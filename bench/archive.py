@@ -149,8 +149,7 @@ def archive_scale(options: Options) -> Iterator[Figure]:
     for name, (figure_id, what) in {
         "search": (
             "archive-search-scale",
-            f"archive search (a player, 4 players, longest first), {big.count:,} "
-            "finished games",
+            f"archive search (a player, 4 players, longest first), {big.count:,} finished games",
         ),
         "list": ("archive-list-scale", f"archive's first page, {big.count:,} finished games"),
     }.items():
