@@ -103,6 +103,7 @@ MODULES = (
     "bench.bot_strength",
     "bench.emails",
     "bench.people",
+    "bench.archive",
 )
 
 

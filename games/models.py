@@ -101,6 +101,9 @@ class Profile(models.Model):
     pending_email = models.EmailField(blank=True)
     pending_email_at = models.DateTimeField(null=True, blank=True)
 
+    # `display_name` has a trigram index for the archive's search by a part of a name
+    # (profile_name_trigram, made by SQL in migration 0019).
+
     def __str__(self) -> str:
         return self.display_name
 
@@ -114,6 +117,10 @@ def language_of(user: AbstractBaseUser | AnonymousUser | None) -> str:
 
 def new_invite_token() -> str:
     return secrets.token_urlsafe(16)
+
+
+def new_feed_token() -> str:
+    return secrets.token_urlsafe(32)
 
 
 def new_thread_id() -> str:
@@ -141,6 +148,9 @@ class GameQuerySet(models.QuerySet["Game"]):
         if not kwargs or not set(kwargs) <= UNSEEN_GAME_COLUMNS:  # `update()`: marks alone
             kwargs.setdefault("live_mark", fresh_mark())
         return super().update(**kwargs)
+
+
+FINISHED = Q(status="finished")  # the archive's indexes' condition (Game.Status.FINISHED)
 
 
 class Game(models.Model):
@@ -261,6 +271,19 @@ class Game(models.Model):
             # reading the others.
             models.Index(
                 fields=["id"], name="game_resolve_failed", condition=Q(resolve_failures__gt=0)
+            ),
+            # The archive's search (games.views.archive_search), among finished games
+            # only: by date (its range, newest or oldest first), by length (turns played,
+            # its range, longest or shortest first), and by the game's kind (number of
+            # players, setup, decisions: equal to what is asked) newest first.
+            models.Index(
+                fields=["finished_at", "id"], name="game_finished_date", condition=FINISHED
+            ),
+            models.Index(fields=["turn", "id"], name="game_finished_length", condition=FINISHED),
+            models.Index(
+                fields=["player_count", "setup", "decisions", "finished_at", "id"],
+                name="game_finished_kind",
+                condition=FINISHED,
             ),
         ]
 
@@ -721,6 +744,25 @@ class PushSubscription(models.Model):
 
     def __str__(self) -> str:
         return f"push subscription {self.pk} of user {self.user_id}"
+
+
+class CalendarFeed(models.Model):
+    """A person's deadlines as an iCalendar feed (games.views.feeds): the secret in its
+    address, theirs to renew, which makes the old address a 404 (a calendar someone was
+    given stops reading their games)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_feed"
+    )
+    token = models.CharField(max_length=64, unique=True, default=new_feed_token)
+    created_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"calendar feed of user {self.user_id}"
+
+    def renew(self) -> None:
+        self.token = new_feed_token()
+        self.save(update_fields=["token", "created_at"])
 
 
 def away_q(now: datetime, via: str = "") -> Q:

@@ -41,6 +41,7 @@ from games.forms import ProfileForm, SignupForm, is_username_taken
 from games.limits import per_period, rate_of, spend
 from games.links import absolute_url
 from games.models import Profile
+from games.views.feeds import feed_of
 
 MODEL_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
@@ -189,7 +190,11 @@ def _profile_context(form: ProfileForm) -> dict[str, object]:
         and asked is not None
         and asked > timezone.now() - timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT)
     )
-    return {"form": form, "pending_email": profile.pending_email if waiting else ""}
+    return {
+        "form": form,
+        "pending_email": profile.pending_email if waiting else "",
+        "calendar_url": absolute_url("calendar", feed_of(profile.user).token),
+    }
 
 
 def over_the_email_changes() -> str:

@@ -12,15 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django import forms
-from django.core.paginator import Paginator
 from django.db.models import Case, Count, F, JSONField, Prefetch, Q, QuerySet, When, Window
 from django.db.models.functions import RowNumber
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from engine.notation import format_move
 from engine.replay import Result, record_to_json
@@ -33,51 +29,10 @@ from games.show.board_svg import render_board
 from games.show.charts import power_chart
 from games.show.presenter import Presentation, present
 from games.show.words import card_label, card_name, card_text
+from games.views.archive_search import ArchiveFilter, page_number, read_page, search
 from games.visibility import visible_game, visible_games
 
-PAGE_SIZE = 25
 MAX_STEP = 10**9  # a `?step=` beyond any game's phases (the last is shown)
-DATE = forms.DateInput(attrs={"type": "date", "class": "form-control"})
-
-
-class ArchiveFilter(forms.Form):
-    player = forms.CharField(
-        label=_("Player"),
-        required=False,
-        max_length=40,
-        widget=forms.TextInput(
-            attrs={"class": "form-control", "placeholder": _("user or display name")}
-        ),
-    )
-    players = forms.TypedChoiceField(
-        required=False,
-        coerce=int,
-        empty_value=None,
-        label=_("Number of players"),
-        choices=[("", pgettext_lazy("number of players", "Any")), (2, "2"), (3, "3"), (4, "4")],
-        widget=forms.Select(attrs={"class": "form-select"}),
-    )
-    finished_from = forms.DateField(required=False, label=_("Finished from"), widget=DATE)
-    finished_to = forms.DateField(required=False, label=_("Finished until"), widget=DATE)
-
-    def apply(self, games: QuerySet[Game]) -> QuerySet[Game]:
-        """The games that pass every filter given; a field with a bad value is ignored
-        (and its error shown beside it)."""
-        self.is_valid()
-        data = self.cleaned_data
-        if data.get("player"):
-            name = data["player"]
-            seats = Seat.objects.filter(
-                Q(user__username__icontains=name) | Q(user__profile__display_name__icontains=name)
-            )
-            games = games.filter(pk__in=seats.values("game_id"))
-        if data.get("players"):
-            games = games.filter(player_count=data["players"])
-        if data.get("finished_from"):
-            games = games.filter(finished_at__date__gte=data["finished_from"])
-        if data.get("finished_to"):
-            games = games.filter(finished_at__date__lte=data["finished_to"])
-        return games
 
 
 def finished_games() -> QuerySet[Game]:
@@ -91,9 +46,11 @@ def finished_games() -> QuerySet[Game]:
 
 
 def archive_list(request: HttpRequest) -> HttpResponse:
+    """The search (games.views.archive_search): one query for the page's games and one for
+    their seats, whatever the filters."""
     form = ArchiveFilter(request.GET)
     games = visible_games(request, finished_games())  # invite-only: its people only
-    page = Paginator(form.apply(games), PAGE_SIZE).get_page(request.GET.get("page"))
+    page = read_page(search(games, form.criteria()), page_number(request.GET.get("page")))
     query = request.GET.copy()
     query.pop("page", None)
     return render(

@@ -35,7 +35,7 @@ from games.show.board_svg import render_board
 from games.show.charts import power_chart
 from games.show.event_text import describe
 from games.show.words import card_name
-from games.views.archive import PAGE_SIZE
+from games.views.archive_search import PAGE_SIZE
 from tests.site.conftest import make_user
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,0 +1,83 @@
+"""Issue 27: the archive's search (its indexes among finished games, and the names' by
+trigram, PostgreSQL's pg_trgm), and each person's calendar feed. The name of the
+migration before it is the lead's to rechain."""
+
+import django.contrib.postgres.operations
+import django.db.models.deletion
+import games.models
+from django.conf import settings
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("games", "0017_computer_level"),
+        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
+    ]
+
+    operations = [
+        django.contrib.postgres.operations.TrigramExtension(),
+        # The names the search reads a part of (`icontains`: UPPER(col::text) LIKE ...), by
+        # SQL: Django's OpClass within an expression index writes SQL PostgreSQL refuses.
+        migrations.RunSQL(
+            "CREATE INDEX user_name_trigram ON auth_user USING gin "
+            "(UPPER(username::text) gin_trgm_ops)",
+            "DROP INDEX user_name_trigram",
+        ),
+        migrations.RunSQL(
+            "CREATE INDEX profile_name_trigram ON games_profile USING gin "
+            "(UPPER(display_name::text) gin_trgm_ops)",
+            "DROP INDEX profile_name_trigram",
+        ),
+        migrations.CreateModel(
+            name="CalendarFeed",
+            fields=[
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "token",
+                    models.CharField(
+                        default=games.models.new_feed_token, max_length=64, unique=True
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now=True)),
+            ],
+        ),
+        migrations.AddIndex(
+            model_name="game",
+            index=models.Index(
+                condition=models.Q(("status", "finished")),
+                fields=["finished_at", "id"],
+                name="game_finished_date",
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="game",
+            index=models.Index(
+                condition=models.Q(("status", "finished")),
+                fields=["turn", "id"],
+                name="game_finished_length",
+            ),
+        ),
+        migrations.AddIndex(
+            model_name="game",
+            index=models.Index(
+                condition=models.Q(("status", "finished")),
+                fields=["player_count", "setup", "decisions", "finished_at", "id"],
+                name="game_finished_kind",
+            ),
+        ),
+        migrations.AddField(
+            model_name="calendarfeed",
+            name="user",
+            field=models.OneToOneField(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="calendar_feed",
+                to=settings.AUTH_USER_MODEL,
+            ),
+        ),
+    ]
