@@ -9,6 +9,28 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+NAME_INDEXES = {
+    "user_name_trigram": ("auth_user", "username"),
+    "profile_name_trigram": ("games_profile", "display_name"),
+}
+
+
+def name_indexes(apps, schema_editor):  # type: ignore[no-untyped-def]
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for index, (table, column) in NAME_INDEXES.items():
+        schema_editor.execute(
+            f"CREATE INDEX {index} ON {table} USING gin (UPPER({column}::text) gin_trgm_ops)"
+        )
+
+
+def drop_name_indexes(apps, schema_editor):  # type: ignore[no-untyped-def]
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for index in NAME_INDEXES:
+        schema_editor.execute(f"DROP INDEX {index}")
+
+
 class Migration(migrations.Migration):
     dependencies = [
         ("games", "0017_computer_level"),
@@ -19,16 +41,8 @@ class Migration(migrations.Migration):
         django.contrib.postgres.operations.TrigramExtension(),
         # The names the search reads a part of (`icontains`: UPPER(col::text) LIKE ...), by
         # SQL: Django's OpClass within an expression index writes SQL PostgreSQL refuses.
-        migrations.RunSQL(
-            "CREATE INDEX user_name_trigram ON auth_user USING gin "
-            "(UPPER(username::text) gin_trgm_ops)",
-            "DROP INDEX user_name_trigram",
-        ),
-        migrations.RunSQL(
-            "CREATE INDEX profile_name_trigram ON games_profile USING gin "
-            "(UPPER(display_name::text) gin_trgm_ops)",
-            "DROP INDEX profile_name_trigram",
-        ),
+        # PostgreSQL only: the embedded default (SQLite) has no trigram index.
+        migrations.RunPython(name_indexes, drop_name_indexes),
         migrations.CreateModel(
             name="CalendarFeed",
             fields=[

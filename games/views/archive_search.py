@@ -131,6 +131,12 @@ class WonBy(Func):
     function = "jsonb_exists"
     output_field = BooleanField()
 
+    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> tuple[str, Any]:
+        """The embedded default database (SQLite) has no jsonb: the same test by json_each."""
+        winners, colour = (compiler.compile(e) for e in self.get_source_expressions())
+        sql = f"EXISTS (SELECT 1 FROM json_each({winners[0]}) AS w WHERE w.value = {colour[0]})"
+        return sql, (*winners[1], *colour[1])
+
 
 def people_named(name: str) -> QuerySet[User]:
     """The people whose user name or display name holds `name`, whatever its case."""
