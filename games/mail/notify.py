@@ -53,15 +53,15 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import DEFAULT_DB_ALIAS, connection, transaction
-from django.db.models import Max, Model, Q
+from django.db import connection, transaction
+from django.db.models import Max, Q
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 from django.utils import timezone, translation
 
 from games import chat, deadlines, watching
 from games.deadlines import each, is_away
-from games.mail import compose, kinds, outbox, tokens
+from games.mail import compose, kinds, outbox, rows, tokens
 from games.mail.outbox import Status
 from games.models import (
     Game,
@@ -132,12 +132,29 @@ def _locked(game_id: int) -> Game:
     message. The seats come in a statement after the one that took the lock, so they
     see every submission and message stored before: both take that lock first (services,
     chat.post), and none is stored while notify holds it."""
-    game = Game.objects.select_for_update().get(pk=game_id)
+    game = _game_locked(game_id)
     seats = _seats_told(game)
     found = Game.seats.rel.cache_name  # as prefetch_related stores them
     listed: Any = game.seats.all()
     listed._result_cache, listed._prefetch_done = seats, True
     vars(game)["_prefetched_objects_cache"] = {found: listed}
+    return game
+
+
+_GAME_LOCKED = (
+    f"SELECT {rows.columns(Game, 'g')} FROM {Game._meta.db_table} g WHERE g.id = %s FOR UPDATE"
+)
+
+
+def _game_locked(game_id: int) -> Game:
+    """`Game.objects.select_for_update().get(pk=game_id)` as SQL (the ORM's building of
+    it cost more CPU than the query: issue 25)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_GAME_LOCKED, [game_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Game.DoesNotExist(f"no game {game_id}")
+    game: Game = rows.read(Game, row)
     return game
 
 
@@ -148,40 +165,8 @@ def _locked(game_id: int) -> Game:
 _TOLD_MODELS = (Seat, User, Profile, Notifications)
 
 
-def _columns(model: type[Model], alias: str) -> str:
-    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
-
-
-def _read(model: type[Model], values: tuple[Any, ...]) -> Any:
-    """An instance of `model` from its columns' values as the cursor gave them (None:
-    no row was joined), converted as the ORM converts them (a JSON field's text)."""
-    fields = model._meta.concrete_fields
-    if values[fields.index(model._meta.pk)] is None:
-        return None
-    converted = [
-        reduce(lambda value, convert: convert(value, field, connection), _converters(field), raw)
-        for field, raw in zip(fields, values, strict=True)
-    ]
-    return model.from_db(DEFAULT_DB_ALIAS, [f.attname for f in fields], converted)
-
-
-def _converters(field: Any) -> list[Callable[..., Any]]:
-    """The field's converters from the database's values, as the ORM applies them (the
-    backend's, then the field's own): worked out once per field, as they depend only on
-    the backend."""
-    found = _CONVERTERS.get(field)
-    if found is None:
-        column = field.get_col(field.model._meta.db_table)
-        found = [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
-        _CONVERTERS[field] = found
-    return found
-
-
-_CONVERTERS: dict[Any, list[Callable[..., Any]]] = {}
-
-
-_SEATS_TOLD = f"""SELECT {_columns(Seat, "s")}, {_columns(User, "u")},
-  {_columns(Profile, "p")}, {_columns(Notifications, "n")},
+_SEATS_TOLD = f"""SELECT {rows.columns(Seat, "s")}, {rows.columns(User, "u")},
+  {rows.columns(Profile, "p")}, {rows.columns(Notifications, "n")},
   EXISTS (SELECT 1 FROM {PendingSubmission._meta.db_table} m
     WHERE m.seat_id = s.id AND m.phase_number = %s),
   COALESCE((SELECT max(t.id) FROM {Message._meta.db_table} t WHERE t.game_id = %s), 0)
@@ -207,7 +192,7 @@ def _seat_of(game: Game, row: tuple[Any, ...]) -> Seat:
     start = 0
     for model in _TOLD_MODELS:
         width = len(model._meta.concrete_fields)
-        parts.append(_read(model, row[start : start + width]))
+        parts.append(rows.read(model, row[start : start + width]))
         start += width
     seat, user, profile, choices = parts
     Seat.game.field.set_cached_value(seat, game)

@@ -1,8 +1,12 @@
-"""New rows of one model in one INSERT, as SQL (issue 25).
+"""Rows of the outbox's models written and read as SQL (issue 25).
 
-What `QuerySet.bulk_create` does for the rows a phase's emails make (the emails, their
-reply tokens, their magic links), without the ORM's building of the statement, which
-cost the notify task more CPU than the INSERT itself. Each value goes through its
+New rows of one model in one INSERT (`insert`); a row's columns named (`columns`) and
+its values read back into an instance (`read`), for the statements notify and the
+outbox write by hand.
+
+`insert` does what `QuerySet.bulk_create` does for the rows a phase's emails make (the
+emails, their reply tokens, their magic links), without the ORM's building of the
+statement, which cost the notify task more CPU than the INSERT itself. Each value goes through its
 field as bulk_create sends it (`pre_save`: a default made now, `auto_now_add`; then
 `get_db_prep_save`: a JSON field's adapter, a datetime's zone), and each row gets its
 id back (RETURNING). Like bulk_create: no signal is sent, no `save()` is called.
@@ -11,10 +15,11 @@ id back (RETURNING). Like bulk_create: no signal is sent, no `save()` is called.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import reduce
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection
 from django.db.models import Field, Model
 
 
@@ -56,3 +61,37 @@ def _fields(model: type[Model]) -> list[Field[Any, Any]]:
     """The columns an INSERT of `model` names: every concrete field but an id the
     database makes (as bulk_create leaves it out)."""
     return [f for f in model._meta.concrete_fields if not (f.primary_key and f.db_returning)]
+
+
+def columns(model: type[Model], alias: str) -> str:
+    """Every concrete column of `model`, in field order, of the table named `alias`."""
+    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+
+
+def read(model: type[Model], values: Sequence[Any], fields: Sequence[Any] = ()) -> Any:
+    """An instance of `model` from its columns' values (`columns`' order, or that of
+    `fields`, the others then deferred: read if ever asked for) as the cursor gave them
+    (None: no row was joined), converted as the ORM converts them (a JSON field's text)."""
+    fields = fields or model._meta.concrete_fields
+    if values[list(fields).index(model._meta.pk)] is None:
+        return None
+    converted = [
+        reduce(lambda value, convert: convert(value, field, connection), _converters(field), raw)
+        for field, raw in zip(fields, values, strict=True)
+    ]
+    return model.from_db(DEFAULT_DB_ALIAS, [f.attname for f in fields], converted)
+
+
+def _converters(field: Any) -> list[Callable[..., Any]]:
+    """The field's converters from the database's values, as the ORM applies them (the
+    backend's, then the field's own): worked out once per field, as they depend only on
+    the backend."""
+    found = _CONVERTERS.get(field)
+    if found is None:
+        column = field.get_col(field.model._meta.db_table)
+        found = [*connection.ops.get_db_converters(column), *field.get_db_converters(connection)]
+        _CONVERTERS[field] = found
+    return found
+
+
+_CONVERTERS: dict[Any, list[Callable[..., Any]]] = {}

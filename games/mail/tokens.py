@@ -57,9 +57,10 @@ def reply_addresses(
     # Not get_or_create: no constraint keys a token on its seat and phase, so its
     # savepoint could only catch a clash of random tokens, which it would raise again.
     tokens: dict[int, str] = {}
-    unused = ReplyToken.objects.filter(seat__in=seats, phase_number=phase_number, used_at=None)
-    for seat_id, token in unused.order_by("pk").values_list("seat_id", "token") if reuse else ():
-        tokens.setdefault(seat_id, token)
+    if reuse:  # not even built otherwise: the ORM's building of a query costs (issue 25)
+        unused = ReplyToken.objects.filter(seat__in=seats, phase_number=phase_number, used_at=None)
+        for seat_id, token in unused.order_by("pk").values_list("seat_id", "token"):
+            tokens.setdefault(seat_id, token)
     new = [
         ReplyToken(seat=seat, phase_number=phase_number) for seat in seats if seat.pk not in tokens
     ]

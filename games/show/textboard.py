@@ -39,12 +39,12 @@ def board_text(v: View) -> str:
     """The view's board, its pieces and walls, and a legend, as lines of text."""
     rows: list[str] = v["board"]
     pieces = _pieces(v)
-    walls = {frozenset((_cell(a), _cell(b))) for a, b in v.get("walls", [])}
+    right, under = _walls(v)
     width = len(rows[0])
     lines = [" " * ROW_LABEL + " ".join(f"{column_name(x):<2}" for x in range(width))]
     for y, terrain in enumerate(rows):
-        lines.append(_row(y, terrain, pieces, walls))
-        below = _walls_below(y, width, walls) if y + 1 < len(rows) else ""
+        lines.append(_row(y, terrain, pieces, right))
+        below = _walls_below(y, width, under) if y + 1 < len(rows) else ""
         if below.strip():
             lines.append(below)
     lines.append("")
@@ -70,17 +70,33 @@ def legend(v: View) -> str:
     )
 
 
-def _row(y: int, terrain: str, pieces: dict[Cell, str], walls: set[frozenset[Cell]]) -> str:
+def _walls(v: View) -> tuple[set[Cell], set[Cell]]:
+    """The view's walls as the cells they stand beside: a wall between (x-1, y) and
+    (x, y) is (x, y) in the first set (a `|` before that cell), one between (x, y) and
+    (x, y+1) is (x, y) in the second (a `--` under it). A cell's lookup, not a pair's
+    frozenset made for every cell of every row (issue 25: every "waits for you" draws it)."""
+    right: set[Cell] = set()
+    under: set[Cell] = set()
+    for a, b in v.get("walls", []):
+        (ax, ay), (bx, by) = _cell(a), _cell(b)
+        if ay == by and abs(ax - bx) == 1:
+            right.add((max(ax, bx), ay))
+        elif ax == bx and abs(ay - by) == 1:
+            under.add((ax, min(ay, by)))
+    return right, under
+
+
+def _row(y: int, terrain: str, pieces: dict[Cell, str], right: set[Cell]) -> str:
     parts = [f"{y + 1:>{ROW_LABEL - 1}} "]
     for x, mark in enumerate(terrain):
         if x:
-            parts.append("|" if frozenset(((x - 1, y), (x, y))) in walls else " ")
+            parts.append("|" if (x, y) in right else " ")
         parts.append(mark + pieces.get((x, y), " "))
     return "".join(parts)
 
 
-def _walls_below(y: int, width: int, walls: set[frozenset[Cell]]) -> str:
-    marks = ["--" if frozenset(((x, y), (x, y + 1))) in walls else "  " for x in range(width)]
+def _walls_below(y: int, width: int, under: set[Cell]) -> str:
+    marks = ["--" if (x, y) in under else "  " for x in range(width)]
     return " " * ROW_LABEL + " ".join(marks)
 
 
