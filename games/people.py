@@ -15,8 +15,10 @@ recorded and when an event happened):
 - *Conceded*: "conceded" events of their colour; *left*: games that ended in the window
   with a computer standing in for them, not conceded (they never came back).
 
-Everything is counted in a few queries and kept in the cache for `STATS_SECONDS` (the
-figures of a year change slowly; a game's end drops its people's, games.ratings' caller).
+With the rating's history (the chart's points), everything is counted in a few queries
+and kept in the cache for `STATS_SECONDS` (the figures of a year change slowly): a
+game's end drops its people's (games.services, on commit), and so does rebuilding the
+ratings (manage.py rebuild_ratings).
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from datetime import datetime, timedelta
 from django.core.cache import cache
 from django.db.models import Count, Exists, OuterRef, QuerySet
 
-from games.models import COMPUTER_LEVEL_LABELS, Event, Game, RecordEntry, Seat
+from games.models import COMPUTER_LEVEL_LABELS, Event, Game, RatingChange, RecordEntry, Seat
 
 RELIABILITY_DAYS = 365
 STATS_SECONDS = 600
 SPAN_KINDS = ("standin", "seat_taken_back", "conceded")
 NEVER = 10**9  # a span still open at the end of the game
+CHART_POINTS = 500  # the most recent rated games the page draws (it stays light)
 
 
 @dataclass(frozen=True)
@@ -72,6 +75,7 @@ class PersonStats:
     wins: int
     reliability: Reliability
     against_computers: list[LevelRecord] = field(default_factory=list)
+    ratings: list[float] = field(default_factory=list)  # after each rated game, the latest
 
 
 def stats_key(user_id: int) -> str:
@@ -125,7 +129,15 @@ def count_stats(user_id: int, now: datetime) -> PersonStats:
         wins=wins,
         reliability=reliability(user_id, since, left),
         against_computers=[record for record in levels.values() if record.played],
+        ratings=rating_history(user_id),
     )
+
+
+def rating_history(user_id: int) -> list[float]:
+    """The person's rating (its ordinal) after each of their last `CHART_POINTS` rated
+    games, oldest first."""
+    recent = RatingChange.objects.filter(user_id=user_id).order_by("-id")[:CHART_POINTS]
+    return list(recent.values_list("ordinal", flat=True))[::-1]
 
 
 def reliability(user_id: int, since: datetime, left: int = 0) -> Reliability:

@@ -68,6 +68,12 @@ def rate_game(game: Game, state: GameState) -> None:
     people = placed_people(game, list(game.seats.all()), state)
     if not people or RatingChange.objects.filter(game=game).exists():
         return
+    store_ratings(game, people)
+
+
+def store_ratings(game: Game, people: list[Placed]) -> None:
+    """The people's ratings after the game, with its rows of changes (the caller holds
+    the game's row lock and saves `finished_at`, set here, in the same transaction)."""
     ratings = _locked_ratings([p.user_id for p in people])
     game.finished_at = timezone.now()  # after the locks: the order `rebuild` replays
     changes = _apply(game, people, ratings)

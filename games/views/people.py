@@ -14,13 +14,13 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.utils import timezone
 
-from games.models import Game, Rating, RatingChange
-from games.people import person_stats
+from games.models import Game, Rating
+from games.people import CHART_POINTS, person_stats
 from games.ratings import MODEL
 from games.show.charts import rating_chart
 from games.views.lists import LISTED
@@ -29,7 +29,6 @@ from games.visibility import visible_games
 RUNNING_PAGE = 10
 FINISHED_PAGE = 25
 BOARD_PAGE = 25
-CHART_POINTS = 500  # the most recent rated games drawn (the page stays light)
 
 
 def person(request: HttpRequest, user_id: int) -> HttpResponse:
@@ -41,43 +40,50 @@ def person(request: HttpRequest, user_id: int) -> HttpResponse:
     if not profile.public_page and request.user.pk != user.pk:
         return render(request, "people/private.html", context)
     rating = getattr(user, "rating", None)
+    stats = person_stats(user.pk, timezone.now())
+    running, finished = _games(request, user)
     context.update(
         {
             "own": request.user.pk == user.pk,
-            "running": _page(request, _games(request, user, Game.Status.RUNNING), "running"),
-            "finished": _page(request, _games(request, user, Game.Status.FINISHED), "finished"),
+            "running": running,
+            "finished": finished,
             "rating": rating,
-            "chart": _chart(user) if rating is not None else "",
-            "stats": person_stats(user.pk, timezone.now()),
+            "chart": _chart(stats.ratings) if rating is not None else "",
+            "stats": stats,
+            "keep_running": f"&running={running.number}",
+            "keep_finished": f"&finished={finished.number}",
         }
     )
-    context["keep_running"] = f"&running={context['running'].number}"
-    context["keep_finished"] = f"&finished={context['finished'].number}"
     return render(request, "people/person.html", context)
 
 
-def _games(request: HttpRequest, user: User, status: str) -> QuerySet[Game]:
-    """The person's games of a status the viewer may see, newest first, each with the
-    person's colour (`their_colour`)."""
-    games = Game.objects.filter(seats__user=user, seats__is_computer=False, status=status).annotate(
-        their_colour=F("seats__colour")
-    )  # the seat of the filter's join
-    newest = "-finished_at" if status == Game.Status.FINISHED else "-started_at"
-    return visible_games(request, games).only(*LISTED).order_by(newest, "-pk")
-
-
-def _page(request: HttpRequest, games: QuerySet[Game], param: str) -> Page:
-    size = RUNNING_PAGE if param == "running" else FINISHED_PAGE
-    return Paginator(games, size).get_page(request.GET.get(param))
-
-
-def _chart(user: User) -> str:
-    """The rating's history: where everyone starts, then after each rated game."""
-    recent = RatingChange.objects.filter(user=user).order_by("-id")[:CHART_POINTS]
-    ordinals = list(recent.values_list("ordinal", flat=True))[::-1]
-    return rating_chart(
-        [MODEL.rating().ordinal(), *ordinals] if len(ordinals) < CHART_POINTS else ordinals
+def _games(request: HttpRequest, user: User) -> tuple[Page, Page]:
+    """A page of the person's running games and one of their finished games, those the
+    viewer may see, newest first, each with the person's colour (`their_colour`); both
+    counted in one query."""
+    mine = Game.objects.filter(seats__user=user, seats__is_computer=False)
+    counts = visible_games(request, mine).aggregate(
+        running=Count("pk", filter=Q(status=Game.Status.RUNNING)),
+        finished=Count("pk", filter=Q(status=Game.Status.FINISHED)),
     )
+    pages = []
+    for status, newest, size in (
+        (Game.Status.RUNNING, "-started_at", RUNNING_PAGE),
+        (Game.Status.FINISHED, "-finished_at", FINISHED_PAGE),
+    ):
+        games = mine.filter(status=status).annotate(their_colour=F("seats__colour"))
+        listed = visible_games(request, games).only(*LISTED).order_by(newest, "-pk")
+        paginator = Paginator(listed, size)
+        paginator.count = counts[status]  # counted above, both at once
+        pages.append(paginator.get_page(request.GET.get(status)))
+    return pages[0], pages[1]
+
+
+def _chart(ratings: list[float]) -> str:
+    """The rating's history: where everyone starts, then after each rated game."""
+    if len(ratings) < CHART_POINTS:
+        ratings = [MODEL.rating().ordinal(), *ratings]
+    return rating_chart(ratings)
 
 
 def leaderboard(request: HttpRequest) -> HttpResponse:

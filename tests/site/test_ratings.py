@@ -13,9 +13,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
 from django.db import connection
+from django.utils import timezone
 
 from engine.ai import RandomPlayer
-from games import ratings, services
+from games import people, ratings, services
 from games.models import Game, Rating, RatingChange, Seat
 from tests.site.conftest import make_user
 from tests.site.test_archive import start_game
@@ -48,8 +49,12 @@ def game_between(red: User, ochre: User, name: str = "Rated") -> Game:
 
 def test_a_finished_game_between_people_rates_each_once(on_postgresql):
     alice, bob = make_user("alice"), make_user("bob")
-    last_step(near_end(alice, bob))
+    game = near_end(alice, bob)
+    stale = people.person_stats(alice.pk, timezone.now())  # kept in the cache
+    assert stale.ratings == []
+    last_step(game)
     game = Game.objects.get(name="Rated")
+    assert len(people.person_stats(alice.pk, timezone.now()).ratings) == 1  # counted again
     changes = RatingChange.objects.filter(game=game)
     assert sorted(c.user_id for c in changes) == [alice.pk, bob.pk]
     places = {c.user_id: c.place for c in changes}
