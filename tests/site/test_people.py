@@ -17,7 +17,7 @@ from django.utils import timezone
 from games import people
 from games.models import Event, Game, Rating, RatingChange, RecordEntry, Seat
 from games.views.people import BOARD_PAGE, FINISHED_PAGE
-from tests.site.conftest import make_user
+from tests.site.conftest import make_user, new_game
 
 pytestmark = pytest.mark.django_db
 COLOURS = ["red", "ochre", "lilac"]
@@ -186,3 +186,16 @@ def test_an_unknown_person_is_404(client):
 @pytest.fixture(autouse=True)
 def no_kept_figures() -> None:
     cache.clear()
+
+
+def test_seat_names_link_to_their_people_s_pages(client, alice, bob):
+    finished = table("Done", alice, bob, status=Game.Status.FINISHED, finished_at=timezone.now())
+    person_link = f'href="{reverse("person", args=[alice.pk])}"'
+
+    client.force_login(bob)
+    archive = client.get(reverse("archive")).content.decode()
+    assert person_link in archive and f'data-game="{finished.pk}"' in archive
+    gathering = new_game(alice)  # its page lists the seats taken
+    game_page = client.get(reverse("game", args=[gathering.pk]))
+    assert game_page.status_code == 200
+    assert person_link in game_page.content.decode()

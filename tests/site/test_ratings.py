@@ -12,7 +12,7 @@ from collections.abc import Callable
 import pytest
 from django.contrib.auth.models import User
 from django.core.management import call_command
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from engine.ai import RandomPlayer
@@ -189,8 +189,9 @@ def test_one_game_resolved_twice_at_once_is_rated_once(on_postgresql, lingering_
     assert RatingChange.objects.filter(game=game).count() == 2
     assert set(Rating.objects.values_list("games", flat=True)) == {1}
     # What recovery would do, running the end's work again: nothing more.
-    finished = Game.objects.get(pk=game.pk)
-    ratings.rate_game(finished, finished.engine_state)
+    with transaction.atomic():  # as services would: the game's row locked
+        finished = Game.objects.select_for_update().get(pk=game.pk)
+        ratings.rate_game(finished, finished.engine_state)
     assert RatingChange.objects.filter(game=game).count() == 2
     assert set(Rating.objects.values_list("games", flat=True)) == {1}
 
