@@ -82,10 +82,12 @@ def store_ratings(game: Game, people: list[Placed]) -> None:
 
 
 def _locked_ratings(user_ids: list[int]) -> dict[int, Rating]:
-    """The people's ratings, made at the start value if new, locked in id order."""
+    """The people's ratings, made at the start value if new, locked in id order (the
+    new rows too: two games inserting the same two new people wait, never deadlock)."""
     start = MODEL.rating()
     Rating.objects.bulk_create(
-        [_rating_row(uid, start.mu, start.sigma) for uid in user_ids], ignore_conflicts=True
+        [_rating_row(uid, start.mu, start.sigma) for uid in sorted(user_ids)],
+        ignore_conflicts=True,
     )
     rows = Rating.objects.select_for_update().filter(user_id__in=user_ids).order_by("user_id")
     return {row.user_id: row for row in rows}
