@@ -1,5 +1,5 @@
-"""The web pages as players feel them: `game-page`, `live-poll`, `page-queries`, `lobby-scale`,
-`open-games-scale`, `archive-depth` and `web-memory`.
+"""The web pages as players feel them: `game-page`, `profile-page`, `live-poll`,
+`page-queries`, `lobby-scale`, `open-games-scale`, `archive-depth` and `web-memory`.
 
 Server time through `django.test.Client` (the whole middleware stack and the database,
 no network), DEBUG off, medians over repeats. The baseline of a page's time is a
@@ -28,7 +28,7 @@ from typing import Any
 from unittest import mock
 
 from django.contrib.auth.models import User
-from django.db import connection
+from django.db import connection, transaction
 from django.template import Template
 from django.test import Client
 from django.test.utils import CaptureQueriesContext, _TestState, override_settings
@@ -41,8 +41,16 @@ from bench.urls import MINIMAL_PATH
 from engine.ai import RandomPlayer
 from engine.errors import IllegalMove
 from engine.game import default_move, is_simultaneous
-from games import services
-from games.models import Event, Game, PendingSubmission, Profile, RecordEntry, Seat, Snapshot
+from games import ratings, services
+from games.models import (
+    Event,
+    Game,
+    PendingSubmission,
+    Profile,
+    RecordEntry,
+    Seat,
+    Snapshot,
+)
 from games.views.lists import MY_GAMES_PAGE, OPEN_GAMES_PAGE
 
 SEED = 20_251_104  # a 4-player game (variable setup) that lasts past turn 25
@@ -370,6 +378,94 @@ def _game_page(options: Options, language: str, name: str, how: str) -> Figure:
             "language": language,
         },
     )
+
+
+PROFILE_FINISHED = 200  # a regular's history: finished games, each rated
+PROFILE_RUNNING = 10
+
+
+@figures("profile-page")
+def profile_page(options: Options) -> Iterator[Figure]:
+    """A person's page (issue 27: games running and finished, wins, rating with its chart,
+    reliability, results against computers) of a regular with `PROFILE_FINISHED`
+    finished games, each rated (a rating history of as many points), and
+    `PROFILE_RUNNING` running, seen by another person, server time. Baseline: the
+    minimal view, requested in turn by the same signed-in client in the same run (fair
+    as for `game-page`: the floor any page pays). The person's yearly figures are kept
+    in the cache (games.people: `STATS_SECONDS`), as a server keeps them between the
+    visits of a page; the first request, not counted, counts them. The history is removed
+    afterwards: the other figures' world is as it was."""
+    w = world(options)
+    repeat = options.size(60, 10)
+    with bench_site():
+        regular, others = profile_history(w)
+        try:
+            client = client_of(w.viewer)
+            page_url = reverse("person", args=[regular.pk])
+            page, minimal = alternating([(client, page_url), (client, MINIMAL_PATH)], repeat)
+            size = len(fetch(client, page_url))
+            count = queries(client, page_url)
+        finally:
+            Game.objects.filter(seats__user=regular).delete()
+            User.objects.filter(pk__in=[regular.pk, *(o.pk for o in others)]).delete()
+    yield Figure(
+        "profile-page",
+        f"a person's page with {PROFILE_FINISHED} finished (rated) and {PROFILE_RUNNING} "
+        "running games, server time",
+        measured=median(page),
+        baseline=median(minimal),
+        target="<= 5",
+        unit="ms",
+        spread=spread(page),
+        detail={
+            "samples": len(page),
+            "minimal_view_spread": spread(minimal),
+            "html_bytes": size,
+            "queries": count,
+        },
+    )
+
+
+def profile_history(w: World) -> tuple[User, list[User]]:
+    """A regular (and the three people they play with): `PROFILE_FINISHED` finished
+    4-player games of people only, rated in turn through games.ratings' own update, and
+    `PROFILE_RUNNING` running ones, rows copied from the world's games (without their
+    states: the page reads none)."""
+    regular = person("petra")
+    others = [person(name) for name in ("quentin", "ruth", "sven")]
+    users = [regular, *others]
+    colours = [s.colour for s in w.finished.seats.order_by("position")]
+    now = timezone.now()
+    skip = {"id", "invite_token", "mail_thread", "name", "state", "created_at"}
+
+    def copies(template: Game, count: int, name: str) -> list[Game]:
+        fields = {
+            f.attname: getattr(template, f.attname)
+            for f in Game._meta.concrete_fields
+            if f.attname not in skip
+        }
+        games = Game.objects.bulk_create(
+            Game(**{**fields, "name": f"{name} {i}"}) for i in range(count)
+        )
+        Seat.objects.bulk_create(
+            Seat(game_id=g.pk, colour=c, position=i, user_id=users[(i + g.pk) % 4].pk)
+            for g in games
+            for i, c in enumerate(colours)
+        )
+        return games
+
+    finished = copies(w.finished, PROFILE_FINISHED, "Finished")
+    for i, game in enumerate(finished):
+        Game.objects.filter(pk=game.pk).update(
+            finished_at=now - timedelta(days=PROFILE_FINISHED - i)
+        )
+        order = [(regular, 1 + i % 4), *((o, 1 + (i + j + 1) % 4) for j, o in enumerate(others))]
+        people = [ratings.Placed(u.pk, place) for u, place in order]
+        with transaction.atomic():
+            ratings.store_ratings(game, people)
+    copies(w.running, PROFILE_RUNNING, "Running")
+    analyze()
+    return regular, others
 
 
 @figures("live-poll", "live-poll-lobby")

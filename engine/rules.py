@@ -863,11 +863,19 @@ def wealth(pos: Position, player: str) -> int:
     return pos.players[player].ducats + sum(pos.players[player].treasure())
 
 
+def standing(pos: Position, player: str) -> tuple[int, int]:
+    """RULES 8: what orders the players at the end: power, then wealth."""
+    return (pos.players[player].power, wealth(pos, player))
+
+
 def winners(pos: Position, players: Sequence[str]) -> list[str]:
     """RULES 8: the most power wins; ties are broken by wealth."""
+    best = max(standing(pos, p) for p in players)
+    return [p for p in players if standing(pos, p) == best]
 
-    def rank(p: str) -> tuple[int, int]:
-        return (pos.players[p].power, wealth(pos, p))
 
-    best = max(rank(p) for p in players)
-    return [p for p in players if rank(p) == best]
+def finish_places(pos: Position, players: Sequence[str]) -> dict[str, int]:
+    """RULES 8: each player's place in the finish order (1 is first): by power, then
+    wealth; a further tie is shared (both 2nd, the next 4th: competition ranking)."""
+    keys = {p: standing(pos, p) for p in players}
+    return {p: 1 + sum(1 for q in players if keys[q] > keys[p]) for p in players}

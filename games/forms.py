@@ -207,12 +207,25 @@ class ProfileForm(forms.ModelForm):
         help_text=_("Needed to change the email."),
     )
 
-    field_order = ["display_name", "email", "time_zone", "language", "current_password"]
+    field_order = [
+        "display_name",
+        "email",
+        "time_zone",
+        "language",
+        "public_page",
+        "current_password",
+    ]
 
     class Meta:
         model = Profile
-        fields = ["display_name", "time_zone", "language"]
-        labels = {"display_name": _("Display name")}
+        fields = ["display_name", "time_zone", "language", "public_page"]
+        labels = {"display_name": _("Display name"), "public_page": _("My page is public")}
+        help_texts = {
+            "public_page": _(
+                "Others see your games, rating and reliability on your page. "
+                "If not, they see only your display name."
+            )
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -100,6 +100,9 @@ class Profile(models.Model):
     # email, the inbound sender check and invitations trust proven addresses only.
     pending_email = models.EmailField(blank=True)
     pending_email_at = models.DateTimeField(null=True, blank=True)
+    # Whether others see the person's page (games.views.people): games, rating,
+    # reliability. A private page shows others only the display name.
+    public_page = models.BooleanField(default=True)
 
     # `display_name` has a trigram index for the archive's search by a part of a name
     # (profile_name_trigram, made by SQL in migration 0019).
@@ -1020,3 +1023,45 @@ def with_pending(
             (user_id, phase_number),
         ),
     )
+
+
+class Rating(models.Model):
+    """A person's multiplayer rating now (games.ratings: openskill's Plackett-Luce):
+    `mu` and `sigma` of their skill, `ordinal` the conservative figure the leaderboard
+    orders by (mu - 3 sigma), and how many rated games made it."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating"
+    )
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    ordinal = models.FloatField()
+    games = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        indexes = [
+            # The leaderboard: those with enough rated games, the best first.
+            models.Index(fields=["-ordinal", "user"], name="rating_board"),
+        ]
+
+
+class RatingChange(models.Model):
+    """What one rated game did to one person's rating: one row per (game, person), so
+    a game is rated once however often its end is stored or a task runs again."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    place = models.PositiveSmallIntegerField()  # in the game's finish order, 1 is first
+    mu = models.FloatField()  # after the game
+    sigma = models.FloatField()
+    ordinal = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "user"], name="rated_once"),
+        ]
+        indexes = [models.Index(fields=["user", "id"], name="rating_history")]

@@ -41,6 +41,7 @@ from engine.position import COLOURS
 from engine.reasons import Reason, ReasonJson
 from engine.serialize import move_from_json, move_to_json
 from engine.setup import Settings
+from games import people, ratings
 from games.models import (
     COMPUTER_KINDS,
     Game,
@@ -863,6 +864,9 @@ def _store(
             state.winners,
         )
         game.deadline = None
+        ratings.rate_game(game, state)  # once, in the transaction that ends the game
+        ended = [seat.user_id for seat in game.seats.all()]
+        transaction.on_commit(partial(people.forget, ended))  # their pages' figures
     if new_phase:  # its emails are owed now, at least (games.recovery)
         game.work_due_since = timezone.now()
         game.resolve_failures, game.resolve_error = 0, ""  # what failed before, mended

@@ -234,6 +234,8 @@ AUTH_PASSWORD_VALIDATORS = [
 
 # Open pages ask the site this often whether what they show changed (games.views.live).
 LIVE_POLL_SECONDS = env_int("LIVE_POLL_SECONDS", 12)
+# The leaderboard lists people with at least this many rated games (games.views.people).
+LEADERBOARD_MIN_GAMES = env_int("LEADERBOARD_MIN_GAMES", 5)
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby"
 LOGOUT_REDIRECT_URL = "lobby"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.position import Player, Position
-from engine.rules import winners
+from engine.rules import finish_places, winners
 from tests.engine_helpers import Play, game
 
 
@@ -49,3 +49,16 @@ def test_rules_8_a_further_tie_is_shared():
         {"red": 12, "ochre": 4, "lilac": 1},
         {"ochre": ["treasure 8"]},
     ) == ["red", "ochre"]
+
+
+def test_rules_8_the_finish_order_by_power_then_wealth_with_ties_shared():
+    """The places a rating reads (games.ratings): competition ranking, ties equal."""
+    power = {"red": 9, "ochre": 9, "lilac": 9, "grey": 2}
+    ducats = {"red": 12, "ochre": 4, "lilac": 3, "grey": 40}
+    pos = Position(
+        board=game().pos.board,
+        players={
+            p: Player(ducats[p], power[p], ["treasure 8"] if p == "ochre" else []) for p in power
+        },
+    )
+    assert finish_places(pos, list(power)) == {"red": 1, "ochre": 1, "lilac": 3, "grey": 4}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from html import escape
 from itertools import cycle
@@ -70,6 +71,48 @@ def power_chart(
     return "\n".join(parts)
 
 
+def rating_chart(ratings: list[float]) -> str:
+    """A person's rating after each rated game (the first point is where they started),
+    one line, with axes: the conservative figure the leaderboard orders by."""
+    title = escape(_("Rating after each rated game"))
+    xs = range(len(ratings))
+    span = _tick_step(max(1, math.ceil(max(ratings, default=0) - min(ratings, default=0))))
+    low = math.floor(min(ratings, default=0) / span) * span
+    high = max(math.ceil(max(ratings, default=0) / span) * span, low + span)
+    step = _tick_step(high - low)
+    low, high = math.floor(low / step) * step, math.ceil(high / step) * step
+    x_max = max(len(ratings) - 1, 1)
+
+    def px(x: float) -> float:
+        return LEFT + x / x_max * (WIDTH - LEFT - RIGHT)
+
+    def py(y: float) -> float:
+        return HEIGHT - BOTTOM - (y - low) / (high - low) * (HEIGHT - TOP - BOTTOM)
+
+    line = " ".join(f"{px(x):.1f},{py(r):.1f}" for x, r in zip(xs, ratings, strict=True))
+    axes = _axes(
+        px,
+        py,
+        0,
+        x_max,
+        high,
+        pgettext("chart axis", "rated games"),
+        floor=low,
+        y_label=pgettext("chart axis", "rating"),
+    )
+    return "\n".join(
+        [
+            f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH - RIGHT + 20} {HEIGHT}" '
+            f'class="rating-chart" role="img" aria-label="{title}">',
+            f"<title>{title}</title>",
+            *axes,
+            f'<polyline class="rating-line" fill="none" stroke="#1f5f99" stroke-width="2" '
+            f'stroke-linejoin="round" points="{line}"/>',
+            "</svg>",
+        ]
+    )
+
+
 def _nice_top(highest: int) -> int:
     """The y axis' top: the highest power rounded up to a whole tick."""
     step = _tick_step(max(highest, 1))
@@ -84,16 +127,28 @@ def _tick_step(span: int) -> int:
     return step
 
 
-def _axes(px: Scale, py: Scale, x_min: int, x_max: int, top: int, x_label: str) -> list[str]:
+def _axes(
+    px: Scale,
+    py: Scale,
+    x_min: int,
+    x_max: int,
+    top: int,
+    x_label: str,
+    *,
+    floor: int = 0,
+    y_label: str | None = None,
+) -> list[str]:
+    """The axes, the y ticks from `floor` to `top` (both whole ticks) and the x ticks."""
     base, right = HEIGHT - BOTTOM, WIDTH - RIGHT
-    y_label = pgettext("chart axis", "power")
+    if y_label is None:
+        y_label = pgettext("chart axis", "power")
     parts = [
         f'<g class="axes" stroke="#333" stroke-width="1">'
         f'<line x1="{LEFT}" y1="{base}" x2="{right}" y2="{base}"/>'
         f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}"/></g>',
         '<g class="ticks" font-size="11" fill="#333">',
     ]
-    for y in range(0, top + 1, _tick_step(top)):
+    for y in range(floor, top + 1, _tick_step(top - floor)):
         parts.append(
             f'<line x1="{LEFT - 4}" y1="{py(y):.1f}" x2="{right}" y2="{py(y):.1f}" '
             f'stroke="#ddd"/><text x="{LEFT - 7}" y="{py(y) + 4:.1f}" '
