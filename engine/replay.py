@@ -43,9 +43,9 @@ from engine.setup import Settings
 
 FORMAT = "lowenherz-record/2"
 FORMATS = ("lowenherz-record/1", FORMAT)  # read; /2 written
-MAX_BYTES = 512 * 1024  # a long 4-player game's record is about 150 KB (with its events)
-MAX_MOVES = 5000  # a 4-player game takes about 300 submissions
-MAX_EVENTS = 20000  # a game writes about three events per submission
+MAX_BYTES = 512 * 1024  # a 4-player game's record is about 70 KB (with its events)
+MAX_MOVES = 5000  # a 4-player game takes about 250 submissions
+MAX_EVENTS = 20000  # a game writes about two events per submission
 MAX_NAME = 40  # a player's name in `players` (the site's display names are as long)
 MAX_GAME_NAME = 80  # the game's `name` (as long as the site's)
 MAX_SEED = 2**63  # a seed is a 64-bit signed number, as the site stores it

@@ -324,3 +324,15 @@ def test_a_hostile_file_gets_a_clear_refusal_and_nothing_is_stored(importer, nam
     assert 'id="import-refused"' in page or "invalid-feedback" in page
     assert words in page
     assert stored_counts() == before
+
+
+def test_a_file_too_big_is_dropped_as_it_streams_in_before_any_replay(importer, monkeypatch):
+    """`BoundedUpload` stops keeping the file past the limit: the engine never reads it."""
+
+    def never(data: bytes, user: User) -> Game:
+        raise AssertionError(f"the import read {len(data)} bytes")
+
+    monkeypatch.setattr("games.views.imports.import_record", never)
+    response = upload(importer, b"[" * (MAX_BYTES + 1))
+    assert response.status_code == 400
+    assert "512 KB" in refusal(response)
