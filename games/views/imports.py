@@ -3,7 +3,8 @@
 The upload is bounded before the engine sees it: `BoundedUpload` drops a file larger
 than `engine.replay.MAX_BYTES` as it streams in (the CSRF check would otherwise read the
 whole body first: the handler is put in place before it, as Django's documentation
-shows), and `games.records` bounds the replay by the record's count of moves.
+shows), and `games.records` bounds the replay by the record's count of moves; a person
+imports at most `RATE_LIMITS["record_import"]` files (HTTP 429 beyond).
 """
 
 from __future__ import annotations
@@ -21,8 +22,10 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_http_methods
+from django_ratelimit.decorators import ratelimit
 
 from engine.replay import MAX_BYTES
+from games.limits import rate_of
 from games.records import ImportRefused, import_record, too_big_text
 
 
@@ -55,6 +58,9 @@ class ImportForm(forms.Form):
 
 @csrf_exempt  # checked by `_import_page`, once the upload handler is in place
 @login_required
+@ratelimit(
+    group="lowenherz.record_import", key="user", rate=rate_of("record_import"), method="POST"
+)
 def import_page(request: HttpRequest) -> HttpResponse:
     bound = BoundedUpload(request)
     request.upload_handlers.insert(0, bound)

@@ -336,3 +336,19 @@ def test_a_file_too_big_is_dropped_as_it_streams_in_before_any_replay(importer, 
     response = upload(importer, b"[" * (MAX_BYTES + 1))
     assert response.status_code == 400
     assert "512 KB" in refusal(response)
+
+
+def test_imports_are_limited_per_person(importer, settings):
+    settings.RATE_LIMITS = {**settings.RATE_LIMITS, "record_import": "2/h"}
+    assert [upload(importer, b"nope").status_code for _ in range(3)] == [400, 400, 429]
+
+
+def test_a_private_games_records_are_for_its_players_only(games, db):
+    Game.objects.filter(pk=games.duel.pk).update(invite_only=True)
+    outsider, player = Client(), Client()
+    outsider.force_login(make_user("eve"))
+    player.force_login(games.bob)
+    for name in ("record_json", "record_text"):
+        url = reverse(name, args=[games.duel.pk])
+        assert outsider.get(url).status_code == 404
+        assert player.get(url).status_code == 200
