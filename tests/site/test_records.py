@@ -27,11 +27,13 @@ from django.test import Client
 from django.urls import reverse
 
 from engine.events import ENGINE_EVENT_KINDS
-from engine.replay import FORMAT, MAX_BYTES, MAX_MOVES
+from engine.replay import FORMAT, MAX_BYTES, MAX_MOVES, Result, record_to_json
+from engine.setup import Settings as EngineSettings
 from games.models import Event, Game, Profile, RecordEntry, Seat, Snapshot
 from games.records import game_record
 from tests.site.conftest import make_user
 from tests.site.test_archive import finished_game, start_game
+from tests.test_replay import play_game
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -352,3 +354,30 @@ def test_a_private_games_records_are_for_its_players_only(games, db):
         url = reverse(name, args=[games.duel.pk])
         assert outsider.get(url).status_code == 404
         assert player.get(url).status_code == 200
+
+
+def test_a_record_written_by_the_engine_alone_imports_and_exports_the_same(games, importer, client):
+    """A four-player game, basic setup and open decisions, written without the site and
+    without names: its players are named by their colours."""
+    settings = EngineSettings(
+        players=("red", "ochre", "lilac", "grey"), setup="basic", decisions="open", seed=11
+    )
+    state, moves, events = play_game(settings)
+    record = record_to_json(settings, moves, Result.of(state), events=events)
+    response = upload(importer, json.dumps(record))
+    assert response.status_code == 302, refusal(response)
+    game = Game.objects.get(imported=True)
+    assert [s.display_name for s in game.seats.all()] == ["red", "ochre", "lilac", "grey"]
+    again = record_of(client, game)
+    assert (again["moves"], again["events"], again["result"]) == (
+        record["moves"],
+        record["events"],
+        record["result"],
+    )
+    assert client.get(reverse("archive_game", args=[game.pk]), {"step": 40}).status_code == 200
+
+
+def test_the_import_page_is_a_form_for_one_file(importer):
+    page = importer.get(reverse("import_record"))
+    assert page.status_code == 200
+    assert b'enctype="multipart/form-data"' in page.content and b'type="file"' in page.content
