@@ -32,6 +32,7 @@ from engine.replay import (
     MAX_BYTES,
     MAX_EVENTS,
     MAX_MOVES,
+    MAX_NAME,
     Record,
     RecordError,
     RecordMismatch,
@@ -66,7 +67,7 @@ def game_record(game: Game) -> dict[str, Any]:
         moves,
         Result.of(game.engine_state),
         events=engine_events(game),
-        players={seat.colour: seat.display_name for seat in seats},
+        players={seat.colour: seat.display_name[:MAX_NAME] for seat in seats},  # importable
     )
     meta = {
         "name": game.name,
