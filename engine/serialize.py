@@ -270,9 +270,16 @@ def state_to_json(state: GameState) -> StateJson:
 
 
 def state_from_json(d: Mapping[str, Any]) -> GameState:
+    settings = settings_from_json(d["settings"])
+    pos = position_from_json(d["position"])
+    # The players in seat order, as `initial_position` made them: a database may keep a
+    # JSON object's keys in another order (PostgreSQL's jsonb sorts them), and rules that
+    # go through the players (the silver mine, RULES 6.3) write their events in this order,
+    # which a replay from the record must meet.
+    pos.players = {c: pos.players[c] for c in settings.players}
     return GameState(
-        settings=settings_from_json(d["settings"]),
-        pos=position_from_json(d["position"]),
+        settings=settings,
+        pos=pos,
         start=d["start"],
         deck=list(d["deck"]),
         piles=[list(p) for p in d["piles"]],

@@ -215,6 +215,9 @@ class Game(models.Model):
         max_length=10, default="normal", choices=list(COMPUTER_LEVEL_LABELS.items())
     )
     invite_only = models.BooleanField(default=False)
+    # Brought in as a record file (games.records): finished, its players names, not
+    # accounts; `creator` is who imported it.
+    imported = models.BooleanField(default=False)
     invite_token = models.CharField(max_length=40, unique=True, default=new_invite_token)
     seed = models.BigIntegerField(default=new_seed)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
@@ -409,6 +412,8 @@ class Seat(models.Model):
         related_name="seats",
     )
     is_computer = models.BooleanField(default=False)
+    # An imported game's player (games.records): a name from the record, no account.
+    imported_name = models.CharField(max_length=40, blank=True)
     missed_deadlines = models.PositiveSmallIntegerField(default=0)  # in a row
     standin = models.BooleanField(default=False)  # a computer plays until the person returns
     conceded = models.BooleanField(default=False)  # given up: a computer plays to the end
@@ -468,6 +473,8 @@ class Seat(models.Model):
 
     @property
     def display_name(self) -> str:
+        if self.imported_name:
+            return self.imported_name
         user = self.user
         profile = getattr(user, "profile", None) if user is not None else None
         return seat_name(

@@ -316,6 +316,7 @@ RATE_LIMITS = {
         "reply_dropped": "1/d",  # "your reply was dropped" notices to one player
         "message": "30/h",  # messages one person writes to tables, over all games
         "email_change": "5/d",  # changes of email one person asks for (each mails two)
+        "record_import": "20/h",  # record files one person imports (each a replay)
     }.items()
 }
 RATELIMIT_VIEW = "lowenherz_site.errors.rate_limited"

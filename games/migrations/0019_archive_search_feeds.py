@@ -1,6 +1,5 @@
 """Issue 27: the archive's search (its indexes among finished games, and the names' by
-trigram, PostgreSQL's pg_trgm), and each person's calendar feed. The name of the
-migration before it is the lead's to rechain."""
+trigram, PostgreSQL's pg_trgm), and each person's calendar feed."""
 
 import django.contrib.postgres.operations
 import django.db.models.deletion
@@ -33,7 +32,7 @@ def drop_name_indexes(apps, schema_editor):  # type: ignore[no-untyped-def]
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0017_computer_level"),
+        ("games", "0018_people_and_ratings"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

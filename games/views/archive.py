@@ -16,18 +16,20 @@ from django.db.models import Case, Count, F, JSONField, Prefetch, Q, QuerySet, W
 from django.db.models.functions import RowNumber
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 
 from engine.notation import format_move
-from engine.replay import Result, record_to_json
 from engine.serialize import move_from_json, state_from_json
 from engine.state import GameState
 from engine.view import View
 from games import chat
 from games.models import Game, Seat
+from games.records import game_record, record_filename
 from games.show.board_svg import render_board
 from games.show.charts import power_chart
 from games.show.presenter import Presentation, present
+from games.show.transcript import final_scores, transcript
 from games.show.words import card_label, card_name, card_text
 from games.views.archive_search import ArchiveFilter, page_number, read_page, search
 from games.visibility import visible_game, visible_games
@@ -234,21 +236,42 @@ def phase_moves(shown: Presentation, phase_number: int) -> list[dict[str, str]]:
 # --- the record ---------------------------------------------------------------------------
 
 
-def game_record(game: Game) -> dict[str, Any]:
-    """The game as `python -m engine.replay` reads it: settings, submissions, result."""
-    colours = tuple(game.seats.order_by("position").values_list("colour", flat=True))
-    moves = [
-        (colour, move_from_json(move))
-        for colour, move in game.record.order_by("index").values_list("colour", "move")
-    ]
-    result = Result(Result.of(game.engine_state).power, list(game.winners))
-    return record_to_json(game.settings_for(colours), moves, result)
+def finished_game(request: HttpRequest, game_id: int) -> Game:
+    """A finished game the reader may see: a running game has no record (its seed and
+    moves would tell what its players cannot see yet; games.records)."""
+    seats = Seat.objects.select_related("user__profile")
+    return visible_game(
+        request,
+        Game.objects.prefetch_related(Prefetch("seats", queryset=seats)),
+        pk=game_id,
+        status=Game.Status.FINISHED,
+    )
+
+
+def attachment(response: HttpResponse, game: Game, extension: str) -> HttpResponse:
+    response["Content-Disposition"] = f'attachment; filename="{record_filename(game, extension)}"'
+    return response
 
 
 def record_json(request: HttpRequest, game_id: int) -> HttpResponse:
-    game = visible_game(request, Game.objects.all(), pk=game_id, status=Game.Status.FINISHED)
-    response = HttpResponse(
-        json.dumps(game_record(game), indent=1), content_type="application/json"
+    game = finished_game(request, game_id)
+    text = json.dumps(game_record(game), indent=1, ensure_ascii=False)
+    return attachment(
+        HttpResponse(text, content_type="application/json; charset=utf-8"), game, "json"
     )
-    response["Content-Disposition"] = f'attachment; filename="lowenherz-game-{game.pk}.json"'
-    return response
+
+
+def record_text(request: HttpRequest, game_id: int) -> HttpResponse:
+    """The record as a transcript to read, in the reader's language."""
+    game = finished_game(request, game_id)
+    scores = final_scores(game)
+    names = {seat.colour: seat.display_name for seat in game.seats.all()}
+    context = {
+        "game": game,
+        "turns": transcript(game),
+        "scores": scores,
+        "names": [score.name for score in scores],
+        "winner_names": [names[c] for c in game.winners],
+    }
+    text = render_to_string("archive/record.txt", context, request)
+    return attachment(HttpResponse(text, content_type="text/plain; charset=utf-8"), game, "txt")
