@@ -51,8 +51,8 @@ class Placed:
 def placed_people(game: Game, seats: Sequence[Seat], state: GameState) -> list[Placed]:
     """Who the finished game rates, with their places (the module's decisions); empty if
     it rates nobody."""
-    if any(seat.is_computer for seat in seats):
-        return []
+    if game.imported or any(seat.is_computer for seat in seats):
+        return []  # an imported record's players are names, not the site's people
     places = finish_places(state.pos, state.players)
     rated = [
         Placed(seat.user_id, places[seat.colour])
