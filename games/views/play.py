@@ -42,6 +42,7 @@ from games.play_forms import (
     forms_for,
     own_alliances,
 )
+from games.reversing import reverse_cached
 from games.show.board_svg import render_board
 from games.show.command_words import to_english
 from games.show.help import help_for
@@ -214,7 +215,7 @@ def _forms(
     what was typed and ticked in it (`kept`), so that it can be corrected."""
     if seat is None or game.status != Game.Status.RUNNING or game.needs_repair:
         return {"forms": [], "text_form": None, "end_alliance": None}
-    action, number = reverse("submit", args=[game.pk]), game.phase_number
+    action, number = reverse_cached("submit", game.pk), game.phase_number
     again = form_from_post(v, kept, action, number) if kept else None
     kind = again.kind if again is not None else ""
 
