@@ -10,3 +10,6 @@ class GamesConfig(AppConfig):
         # follow what the core announces, and anymail's inbound mail.
         from games import signals, tasks  # noqa: F401
         from games.mail import receiver  # noqa: F401
+        from games.translation_chain import install
+
+        install()  # every sentence looked up without walking empty catalogues

@@ -15,6 +15,8 @@ archive, where every secret is revealed.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from datetime import tzinfo
@@ -25,6 +27,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import Case, CharField, Value, When
 from django.utils import timezone
+from django.utils.translation import get_language
 
 from engine.game import GameState
 from engine.view import View, view
@@ -66,6 +69,35 @@ class EventRow:
 
 
 EVENT_ROW_FIELDS = tuple(f.name for f in fields(EventRow))
+
+# An event's sentence, kept in this process for the next page that shows it: the game
+# page words its last 50 events on every request, and an event, once written, says the
+# same to the same reader whenever it is read again. Kept by everything the sentence is
+# made of (`describe` reads nothing else): the event's fields, the players' names, the
+# reader (only a private event's own reader is told "You"), the time zone and the
+# language; so a kept sentence is never one another reader was told.
+SENTENCES_KEPT = 4096  # a few hundred bytes each
+_sentences: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+_sentences_lock = threading.Lock()
+
+
+def worded(
+    words: dict[str, Any],
+    names: Names,
+    names_key: tuple[tuple[str, str], ...],
+    reader: str | None,
+    zone: tzinfo | None,
+) -> str:
+    """`describe(words, names, reader, zone)`, kept (`names_key`: `names`' items)."""
+    key = (repr(words), names_key, reader, zone or timezone.get_current_timezone(), get_language())
+    text = _sentences.get(key)
+    if text is None:
+        text = describe(words, names, reader, zone)
+        with _sentences_lock:
+            _sentences[key] = text
+            while len(_sentences) > SENTENCES_KEPT:
+                _sentences.popitem(last=False)
+    return text
 
 
 def rows_of(events: EventQuerySet) -> Iterator[EventRow]:
@@ -141,6 +173,10 @@ class Presentation:
     def names(self) -> Names:
         """Colour → the name shown."""
         return {s.colour: s.display_name for s in self.seats}
+
+    @cached_property
+    def _names_key(self) -> tuple[tuple[str, str], ...]:
+        return tuple(self.names.items())
 
     @cached_property
     def zone(self) -> tzinfo | None:
@@ -229,7 +265,7 @@ class Presentation:
             phase_number=row.phase_number,
             kind=row.kind,
             data=row.data,
-            text=describe(words, self.names, reader, self.zone),
+            text=worded(words, self.names, self._names_key, reader, self.zone),
             to_colour=row.to_colour,
         )
 

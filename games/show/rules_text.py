@@ -15,7 +15,6 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from django.urls import reverse
 from django.utils.functional import Promise
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
@@ -24,6 +23,7 @@ from django.utils.translation import gettext, gettext_lazy, pgettext, pgettext_l
 from engine import position, rules
 from engine.moves import POLITICS_CARDS
 from engine.setup import PILES, default_deck
+from games.reversing import reverse_cached
 from games.show.words import CARD_NAMES, POLITICS_NAMES, card_text
 
 # Every numbered section of RULES.md that the page has, in its order: the page's headings
@@ -77,7 +77,7 @@ class Citation:
 
     @property
     def url(self) -> str:
-        return f"{reverse('rules')}#{anchor(self.section)}"
+        return f"{reverse_cached('rules')}#{anchor(self.section)}"
 
     @property
     def label(self) -> str:
