@@ -501,12 +501,12 @@ _TABLE = OutgoingEmail._meta.db_table
 # RETRYING to SENDING and returns it, in one statement, unless an email to the same
 # address stored before it (by created_at, then id) is still on its way (not given up
 # on): while one is, this one waits its turn.
-_CLAIM = f"""UPDATE {_TABLE} e SET status = %s, attempts = e.attempts + 1, next_attempt_at = %s
+_CLAIM = f"""UPDATE {_TABLE} AS e SET status = %s, attempts = e.attempts + 1, next_attempt_at = %s
 WHERE e.id = %s AND e.status IN (%s, %s) AND e.attempts < %s
   AND NOT EXISTS (SELECT 1 FROM {_TABLE} b
     WHERE b."to" = e."to" AND b.status IN (%s, %s, %s) AND b.attempts < %s
       AND (b.created_at < e.created_at OR (b.created_at = e.created_at AND b.id < e.id)))
-RETURNING {columns(OutgoingEmail, "e")}"""
+RETURNING {columns(OutgoingEmail)}"""
 
 _FOLLOWING = f"""SELECT id FROM {_TABLE} WHERE "to" = %s AND status = %s AND id <> %s
 ORDER BY created_at, id LIMIT 1"""

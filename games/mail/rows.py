@@ -63,9 +63,11 @@ def _fields(model: type[Model]) -> list[Field[Any, Any]]:
     return [f for f in model._meta.concrete_fields if not (f.primary_key and f.db_returning)]
 
 
-def columns(model: type[Model], alias: str) -> str:
-    """Every concrete column of `model`, in field order, of the table named `alias`."""
-    return ", ".join(f'{alias}."{f.column}"' for f in model._meta.concrete_fields)
+def columns(model: type[Model], alias: str = "") -> str:
+    """Every concrete column of `model`, in field order, of the table named `alias`
+    (unnamed: as a RETURNING clause lists them, which SQLite will not have qualified)."""
+    prefix = f"{alias}." if alias else ""
+    return ", ".join(f'{prefix}"{f.column}"' for f in model._meta.concrete_fields)
 
 
 def read(model: type[Model], values: Sequence[Any], fields: Sequence[Any] = ()) -> Any:

@@ -65,7 +65,8 @@ def test_a_computer_is_named_with_its_colour_once(client, alice):
     listed = re.search(r'<ul id="seats">(.*?)</ul>', seats, re.S)
     assert listed is not None
     assert "Computer (ochre, normal)</li>" in listed[1] and "(Ochre)" not in listed[1]
-    assert "Alice (Red)</li>" in listed[1]  # a person: the name, then the colour
+    unlinked = re.sub(r"<a [^>]*>|</a>", "", listed[1])  # a person's name links to their page
+    assert "Alice (Red)</li>" in unlinked  # a person: the name, then the colour
 
 
 # --- "You" only to the one an event is for ----------------------------------------------------
