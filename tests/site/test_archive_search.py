@@ -31,7 +31,7 @@ COLOURS = ["red", "ochre", "lilac", "grey"]
 NAMES = ["anna", "bruno", "carla", "dieter", "elena", "franz"]
 DISPLAY = {"anna": "Queen Anne", "bruno": "Lionheart", "carla": "Carla", "dieter": "Dee"}
 GAMES = 80
-COMBINATIONS = 300
+COMBINATIONS = 150
 
 
 @dataclass(frozen=True)
