@@ -330,6 +330,8 @@ def cmd_run(extra: list[str]) -> None:
     record_run(os.environ, var_dir())  # before the demo's first email, as manage.py reads it
     manage("migrate", "--no-input", "-v", "0")
     manage("seed_demo")
+    # Both workers below start at once: their queues are declared first, one at a time.
+    manage("declare_queues")
     stop_on_sigterm()
     worker = computers = server = None
     try:

@@ -73,6 +73,20 @@ def route_task(
     return None
 
 
+def declare_queues() -> None:
+    """Declare every queue of the settings once, before the workers start (`dev.py run`).
+
+    Why: on the embedded file-system broker, kombu writes a queue's binding into a file
+    shared by all queues without guarding its creation (it truncates the file, then
+    locks it), so two workers declaring their queues at the same moment could leave it
+    unreadable, and a worker then died at start. Once every binding is there, a worker's
+    declare only reads the file. On Redis this is harmless and not needed."""
+    with app.connection_for_write() as connection:
+        channel = connection.default_channel
+        for queue in app.amqp.queues.values():
+            queue.bind(channel).declare()
+
+
 @celeryd_after_setup.connect
 def _computers_yield_the_cpu(sender: Any = None, instance: Any = None, **_: Any) -> None:
     """A worker taking only the computers' queue lowers its priority before its pool

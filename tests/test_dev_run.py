@@ -27,6 +27,8 @@ from dev import (
     run_environment,
     run_secrets,
 )
+from lowenherz_site.celery import WORKERS, declare_queues
+from lowenherz_site.celery import app as celery_app
 from lowenherz_site.settings import refuse_unsafe_secrets
 
 HOST = "gamebox"  # the machine's hostname, as socket.gethostname() would say
@@ -191,6 +193,41 @@ def test_dev_run_on_another_address_gives_the_site_its_own_secrets(tmp_path, mon
         assert env["INBOUND_SECRET"] not in DEV_SECRETS.values()
         assert json.loads((tmp_path / SECRETS_FILE).read_text())["SECRET_KEY"] == env["SECRET_KEY"]
     assert "Served beyond this machine (0.0.0.0:8000)" in capsys.readouterr().out
+
+
+def test_dev_run_declares_the_queues_before_it_starts_a_worker(tmp_path, monkeypatch):
+    """Two workers declaring their queues at once could break the file-system broker's
+    bindings file (lowenherz_site.celery.declare_queues): dev.py declares them first."""
+    monkeypatch.setattr(os, "environ", {**os.environ, "LOWENHERZ_VAR": str(tmp_path)})
+    done: list[str] = []
+    monkeypatch.setattr(dev, "manage", lambda *args: done.append(args[0]))
+    monkeypatch.setattr(dev, "stop_on_sigterm", lambda: None)
+    monkeypatch.setattr(dev, "stop", lambda process: None)
+    monkeypatch.setattr(dev, "start", lambda *args: done.append("start") or Ended())
+    monkeypatch.setattr(dev, "first_to_end", lambda *processes: processes[0])
+    with pytest.raises(SystemExit):
+        dev.cmd_run(["127.0.0.1:8000"])
+    assert "declare_queues" in done
+    assert done.index("declare_queues") < done.index("start")
+
+
+def test_the_queues_declared_leave_a_worker_s_declare_nothing_to_write(tmp_path, monkeypatch):
+    """After `declare_queues` on a fresh file-system broker, the bindings file names every
+    queue, and the workers' own declares (WORKERS) leave it as it is: they only read it."""
+    control = tmp_path / "control"
+    monkeypatch.setitem(celery_app.conf, "broker_url", "filesystem://")
+    folders = {"data_folder_in": str(tmp_path), "data_folder_out": str(tmp_path)}
+    options = {**folders, "control_folder": str(control), "store_processed": False}
+    monkeypatch.setitem(celery_app.conf, "broker_transport_options", options)
+    declare_queues()
+    (bindings,) = control.glob("*.exchange")
+    written = bindings.read_bytes()
+    assert {row[2] for row in json.loads(written)} >= {q for _, qs, _ in WORKERS for q in qs}
+    with celery_app.connection_for_write() as connection:
+        for _, queues, _ in WORKERS:
+            for name in queues:
+                celery_app.amqp.queues[name].bind(connection.default_channel).declare()
+    assert bindings.read_bytes() == written
 
 
 class Ended:
