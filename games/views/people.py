@@ -29,6 +29,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from games.context_processors import COUNTED, YOUR_MOVE_SQL
 from games.models import Game, Profile, Rating, Seat
 from games.people import CHART_POINTS, person_stats
 from games.ratings import MODEL
@@ -85,8 +86,8 @@ def person(request: HttpRequest, user_id: int) -> HttpResponse:
     if not found.public_page and not own:
         return render(request, "people/private.html", context)
     stats = person_stats(found.pk, timezone.now())
-    running = _page(request, found, Game.Status.RUNNING, found.running, RUNNING_PAGE)
-    finished = _page(request, found, Game.Status.FINISHED, found.finished, FINISHED_PAGE)
+    running, finished = (_page(request, found, status) for status in LISTS)
+    _fill(request, found.pk, {Game.Status.RUNNING: running, Game.Status.FINISHED: finished})
     context.update(
         {
             "own": own,
@@ -102,12 +103,13 @@ def person(request: HttpRequest, user_id: int) -> HttpResponse:
     return render(request, "people/person.html", context)
 
 
-# The person, their profile and rating, and their games the viewer may see counted (a
-# game a row for each human seat of theirs in it, as the lists show them), in one query
-# written by hand: the ORM's building of these queries cost the page more than running
-# them (bench figure `profile-page`).
+# The person, their profile and rating, their games the viewer may see counted (a game
+# a row for each human seat of theirs in it, as the lists show them) and the viewer's
+# "your move" for the navigation, in one query written by hand: the ORM's building of
+# these queries cost the page more than running them (bench figure `profile-page`).
 _PERSON_SQL = f"""
-SELECT u.username, p.display_name, p.public_page, r.ordinal, r.games, c.running, c.finished
+SELECT u.username, p.display_name, p.public_page, r.ordinal, r.games, c.running, c.finished,
+       {{your_move}}
 FROM {User._meta.db_table} u
 JOIN {Profile._meta.db_table} p ON p.user_id = u.id
 LEFT JOIN {Rating._meta.db_table} r ON r.user_id = u.id
@@ -121,16 +123,25 @@ WHERE u.id = %s AND u.is_active"""
 
 
 def _person(request: HttpRequest, user_id: int) -> Person | None:
+    """The person (None: no such active person); the viewer's "your move" is left on the
+    request for the navigation (games.context_processors: `COUNTED`)."""
     visible, params = visible_sql(request, "g")
+    viewer = request.user
+    your_move, counted = "0", list[int | str]()
+    if viewer.is_authenticated:  # the navigation's rule, counted in the same query
+        your_move, counted = f"({YOUR_MOVE_SQL})", [viewer.pk, Game.Status.RUNNING.value]
+    statuses = [Game.Status.RUNNING.value, Game.Status.FINISHED.value]
     with connection.cursor() as cursor:
         cursor.execute(
-            _PERSON_SQL.format(visible=visible),
-            [Game.Status.RUNNING.value, Game.Status.FINISHED.value, user_id, *params, user_id],
+            _PERSON_SQL.format(your_move=your_move, visible=visible),
+            [*counted, *statuses, user_id, *params, user_id],
         )
         row = cursor.fetchone()
     if row is None:
         return None
-    username, display_name, public_page, ordinal, games, running, finished = row
+    username, display_name, public_page, ordinal, games, running, finished, moves = row
+    if viewer.is_authenticated:
+        setattr(request, COUNTED, int(moves))
     return Person(
         pk=user_id,
         name=display_name or username,
@@ -141,59 +152,87 @@ def _person(request: HttpRequest, user_id: int) -> Person | None:
     )
 
 
-# A page of one list: the person's games of a status that the viewer may see, newest
-# first, each with the person's colour and whether it won.
-_ROWS_SQL = f"""
-SELECT g.id, g.name, s.colour, g.deadline, g.finished_at,
-       CAST(g.winners AS TEXT) LIKE ('%%"' || s.colour || '"%%')
-FROM {Game._meta.db_table} g JOIN {Seat._meta.db_table} s ON s.game_id = g.id
-WHERE s.user_id = %s AND NOT s.is_computer AND g.status = %s AND {{visible}}
-ORDER BY g.{{newest}} DESC, g.id DESC LIMIT %s OFFSET %s"""
-NEWEST = {Game.Status.RUNNING: "started_at", Game.Status.FINISHED: "finished_at"}
-VIEWS = {Game.Status.RUNNING: "game", Game.Status.FINISHED: "archive_game"}
+@dataclass(frozen=True)
+class Listed:
+    """One of the page's lists of games: its games' status, which moment orders them
+    (newest first), the view a row links to, and how many a page shows."""
+
+    newest: str
+    view: str
+    size: int
 
 
-def _page(request: HttpRequest, found: Person, status: Game.Status, count: int, size: int) -> Page:
+LISTS = {
+    Game.Status.RUNNING: Listed("started_at", "game", RUNNING_PAGE),
+    Game.Status.FINISHED: Listed("finished_at", "archive_game", FINISHED_PAGE),
+}
+
+
+def _page(request: HttpRequest, found: Person, status: Game.Status) -> Page:
     """The page of the list `status` the query string asks for (`?running=2`), as
-    Paginator's `get_page` finds it (not a number: the first; past the end: the last)."""
-    paginator: Paginator[Row] = Paginator([], size)
-    paginator.count = count  # counted with the person
-    page = paginator.get_page(request.GET.get(status))
-    offset = (page.number - 1) * size
-    page.object_list = _rows(request, found.pk, status, size, offset) if count else []
-    return page
+    Paginator's `get_page` finds it (not a number: the first; past the end: the last),
+    its games not read yet (`_fill`)."""
+    paginator: Paginator[Row] = Paginator([], LISTS[status].size)
+    paginator.count = found.running if status == Game.Status.RUNNING else found.finished
+    return paginator.get_page(request.GET.get(status))
 
 
-def _rows(
-    request: HttpRequest, user_id: int, status: Game.Status, size: int, offset: int
-) -> list[Row]:
+# A page of one list: the person's games of a status that the viewer may see, newest
+# first, each with the person's colour and whether it won. The lists' pages are read in
+# one query (a UNION of a part a list), ordered again as each part was.
+_PART_SQL = f"""
+SELECT * FROM (
+    SELECT {{part}} AS part, g.id, g.name, s.colour, g.deadline, g.finished_at,
+           CAST(g.winners AS TEXT) LIKE ('%%"' || s.colour || '"%%') AS won,
+           g.{{newest}} AS newest
+    FROM {Game._meta.db_table} g JOIN {Seat._meta.db_table} s ON s.game_id = g.id
+    WHERE s.user_id = %s AND NOT s.is_computer AND g.status = %s AND {{visible}}
+    ORDER BY g.{{newest}} DESC, g.id DESC LIMIT %s OFFSET %s
+) part{{part}}"""
+
+
+def _fill(request: HttpRequest, user_id: int, pages: dict[Game.Status, Page]) -> None:
+    """Each page's games, in one query (none for a list without any)."""
     visible, params = visible_sql(request, "g")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _ROWS_SQL.format(visible=visible, newest=NEWEST[status]),
-            [user_id, status.value, *params, size, offset],
-        )
-        found = cursor.fetchall()
-    names = {c: colour_name(c) for c in {colour for _pk, _name, colour, *_rest in found}}
-    view = VIEWS[status]
+    parts, values, statuses = [], list[int | str](), list(pages)
+    for part, status in enumerate(statuses):
+        page, listed = pages[status], LISTS[status]
+        if page.paginator.count:
+            parts.append(_PART_SQL.format(part=part, newest=listed.newest, visible=visible))
+            offset = (page.number - 1) * listed.size
+            values += [user_id, status.value, *params, listed.size, offset]
+    found = []
+    if parts:
+        with connection.cursor() as cursor:
+            cursor.execute(f"{' UNION ALL '.join(parts)} {_IN_ORDER}", values)
+            found = cursor.fetchall()
+    names = {colour: colour_name(colour) for colour in {row[3] for row in found}}
+    for part, status in enumerate(statuses):
+        view = LISTS[status].view
+        pages[status].object_list = [_row(view, names, *r[1:7]) for r in found if r[0] == part]
+
+
+_IN_ORDER = "ORDER BY part, newest DESC, id DESC"  # as each part's own ORDER BY
+
+
+def _row(
+    view: str, names: dict[str, str], pk: int, name: str, colour: str, *moments_won: Any
+) -> Row:
+    """A game's row from its columns (deadline, finished_at, won), its moments read as
+    the ORM reads them."""
     read = _datetime_reader()
-    rows = []
-    for pk, name, colour, deadline, finished_at, won in found:
-        deadline, finished_at = read(deadline), read(finished_at)
-        rows.append(
-            Row(
-                pk=pk,
-                url=reverse_cached(view, pk),
-                name=name,
-                colour=colour,
-                colour_name=names[colour],
-                deadline=_minute(deadline),
-                deadline_iso=timezone.localtime(deadline).isoformat() if deadline else "",
-                won=bool(won),
-                finished=_day(finished_at),
-            )
-        )
-    return rows
+    deadline, finished_at, won = read(moments_won[0]), read(moments_won[1]), moments_won[2]
+    return Row(
+        pk=pk,
+        url=reverse_cached(view, pk),
+        name=name,
+        colour=colour,
+        colour_name=names[colour],
+        deadline=_minute(deadline),
+        deadline_iso=timezone.localtime(deadline).isoformat() if deadline else "",
+        won=bool(won),
+        finished=_day(finished_at),
+    )
 
 
 def _minute(moment: datetime | None) -> str:

@@ -10,7 +10,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -261,3 +263,21 @@ def test_a_chart_is_drawn_once_for_a_history_and_a_language(client, alice, bob):
     assert chart_points(page_of(client, alice)) == 3
     assert person_view._drawn.cache_info().misses == 3
     assert person_view._drawn.cache_info().maxsize == CHARTS_KEPT  # bounded
+
+
+def test_the_page_reads_the_database_a_fixed_number_of_times(client, alice, bob):
+    """The person with their counts and the viewer's "your move", then both lists' pages
+    in one query, however many games there are (and the session, the viewer, their
+    profile: every page's)."""
+    table("Waits for bob", alice, bob, waiting=["ochre"])  # bob's move
+    for i in range(FINISHED_PAGE + 2):
+        table(f"Done {i:02}", alice, bob, status=Game.Status.FINISHED, finished_at=timezone.now())
+    client.force_login(bob)
+    page_of(client, alice)  # the figures counted and kept
+
+    with CaptureQueriesContext(connection) as queries:
+        shown = page_of(client, alice, finished=2)
+
+    assert len(queries) == 5
+    assert 'id="your-move-count">1<' in shown  # the navigation's count, from the same query
+    assert len(ARCHIVED.findall(shown)) == 2
