@@ -5,18 +5,21 @@ see left out, lists and the leaderboard paged."""
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.contrib.auth.models import User
 from django.core.cache import cache
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
 from games import people
 from games.models import Event, Game, Rating, RatingChange, RecordEntry, Seat
-from games.views.people import BOARD_PAGE, FINISHED_PAGE
+from games.views import people as person_view
+from games.views.people import BOARD_PAGE, CHARTS_KEPT, FINISHED_PAGE
 from tests.site.conftest import make_user, new_game
 
 pytestmark = pytest.mark.django_db
@@ -199,3 +202,82 @@ def test_seat_names_link_to_their_people_s_pages(client, alice, bob):
     game_page = client.get(reverse("game", args=[gathering.pk]))
     assert game_page.status_code == 200
     assert person_link in game_page.content.decode()
+
+
+def rows_of(shown: str) -> dict[str, str]:
+    """Each listed game's row, by the game's name."""
+    rows = re.findall(r'<tr data-game="\d+">(.*?)</tr>', shown)
+    return {re.search(r'class="tap-link">([^<]*)<', row)[1]: row for row in rows}  # type: ignore[index]
+
+
+def test_the_lists_show_colour_result_and_dates_in_the_viewer_s_time_zone(client, alice, bob):
+    table("Timed", alice, bob, deadline=datetime(2026, 6, 1, 12, 30, tzinfo=UTC))
+    untimed = table("Untimed", bob, alice)
+    done = {"status": Game.Status.FINISHED, "finished_at": datetime(2026, 1, 1, 3, 0, tzinfo=UTC)}
+    table("Won", alice, bob, winners=["red"], **done)
+    table("Lost", bob, alice, winners=["red"], **done)
+    table("Nobody won", alice, bob, winners=[], **done)
+
+    client.force_login(bob)  # in New York
+    rows = rows_of(page_of(client, alice))
+
+    assert '<time datetime="2026-06-01T08:30:00-04:00">2026-06-01 08:30</time>' in rows["Timed"]
+    assert f'href="/games/{untimed.pk}/"' in rows["Untimed"]
+    assert 'class="colour-ochre">ochre<' in rows["Untimed"] and "<td>—</td>" in rows["Untimed"]
+    assert "<strong>Won</strong>" in rows["Won"] and "<td>2025-12-31</td>" in rows["Won"]
+    assert "<td>Lost</td>" in rows["Lost"] and "<td>Lost</td>" in rows["Nobody won"]
+    bob.profile.language = "de"
+    bob.profile.save()
+    german = rows_of(page_of(client, alice))
+    assert "<strong>Gewonnen</strong>" in german["Won"] and ">Ocker<" in german["Untimed"]
+
+
+def rated(user: User, ordinal: float) -> None:
+    """One more rated game of `user`'s, their rating after it `ordinal`."""
+    game = table("Rated", user, status=Game.Status.FINISHED, finished_at=timezone.now())
+    RatingChange.objects.create(game=game, user=user, place=1, mu=27, sigma=7, ordinal=ordinal)
+    Rating.objects.update_or_create(
+        user=user, defaults={"mu": 27, "sigma": 7, "ordinal": ordinal, "games": 1}
+    )
+    people.forget([user.pk])  # as the game's end does
+
+
+def chart_points(shown: str) -> int:
+    return len(shown.split('class="rating-line"')[1].split('points="')[1].split('"')[0].split())
+
+
+def test_a_chart_is_drawn_once_for_a_history_and_a_language(client, alice, bob):
+    person_view._drawn.cache_clear()
+    rated(alice, 6)
+    client.force_login(bob)
+
+    assert chart_points(page_of(client, alice)) == 2
+    page_of(client, alice)
+    assert (person_view._drawn.cache_info().misses, person_view._drawn.cache_info().hits) == (1, 1)
+
+    bob.profile.language = "de"  # the chart's words are the reader's
+    bob.profile.save()
+    german = page_of(client, alice)
+    assert "Wertungszahl nach jedem gewerteten Spiel" in german
+    rated(alice, 8)  # a new point: a new chart
+    assert chart_points(page_of(client, alice)) == 3
+    assert person_view._drawn.cache_info().misses == 3
+    assert person_view._drawn.cache_info().maxsize == CHARTS_KEPT  # bounded
+
+
+def test_the_page_reads_the_database_a_fixed_number_of_times(client, alice, bob):
+    """The person with their counts and the viewer's "your move", then both lists' pages
+    in one query, however many games there are (and the session, the viewer, their
+    profile: every page's)."""
+    table("Waits for bob", alice, bob, waiting=["ochre"])  # bob's move
+    for i in range(FINISHED_PAGE + 2):
+        table(f"Done {i:02}", alice, bob, status=Game.Status.FINISHED, finished_at=timezone.now())
+    client.force_login(bob)
+    page_of(client, alice)  # the figures counted and kept
+
+    with CaptureQueriesContext(connection) as queries:
+        shown = page_of(client, alice, finished=2)
+
+    assert len(queries) == 5
+    assert 'id="your-move-count">1<' in shown  # the navigation's count, from the same query
+    assert len(ARCHIVED.findall(shown)) == 2
