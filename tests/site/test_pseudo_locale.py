@@ -174,10 +174,20 @@ def test_every_page_shows_only_marked_words(pseudo_language, client, game, alice
         ("rules", reverse("rules")),
         ("how to win", reverse("how_to_win")),
         ("not found", "/no/such/page/"),
+        ("own person page", reverse("person", args=[alice.pk])),
+        ("another's person page", reverse("person", args=[dave.pk])),
+        ("leaderboard", reverse("leaderboard")),
+        ("record import", reverse("import_record")),
     ):
         pages[name] = client.get(url).content.decode()
     finished = finish(game, ["red"])
     pages["archive game"] = client.get(reverse("archive_game", args=[finished.pk])).content.decode()
+    pages["archive searched"] = client.get(
+        reverse("archive") + "?players=3&setup=basic&order=longest&turns_min=1"
+    ).content.decode()
+    pages["archive, a bad filter"] = client.get(reverse("archive") + "?players=9").content.decode()
+    record = client.get(reverse("record_text", args=[finished.pk]))
+    pages["record as text"] = record.content.decode()
     visitor = Client(headers={"accept-language": PSEUDO})
     for name, url in (("login", reverse("login")), ("signup", reverse("signup"))):
         pages[name] = visitor.get(url).content.decode()
