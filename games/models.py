@@ -20,6 +20,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import Upper
 from django.utils import timezone
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
@@ -862,6 +863,12 @@ class OutgoingEmail(models.Model):
                 fields=["next_attempt_at"],
                 name="email_coalescing",
                 condition=Q(status="coalescing"),
+            ),
+            # games.visibility: who was invited to an invite-only game by email, asked on
+            # every list of games (archive, a person's page) by the viewer's address, any
+            # case; without it each of those pages read every email ever queued.
+            models.Index(
+                Upper("to"), "game", name="email_invitation_to", condition=Q(kind="invitation")
             ),
             # games.housekeeping: the bodies still kept of emails whose body is not read
             # again (sent, digested, folded).

@@ -77,3 +77,25 @@ def test_the_sql_agrees_with_visible_games_on_generated_tables():
             seen.append(len(by_the_rule(request)))
     # Viewers saw few games and many (not all, not none alike).
     assert min(seen) < GAMES_PER_ROUND / 2 < max(seen)
+
+
+@pytest.mark.parametrize("written", ["orm", "sql"])
+def test_the_invitations_asked_by_address_are_read_by_their_index(on_postgresql, written):
+    """Every list of games asks which invitations went to the viewer's address (any case):
+    both ways of asking it reach the invitations' index (migration 0021), not every email
+    ever queued. Sequential scans are priced out so that a small test table cannot make a
+    scan the cheaper plan; without the index the plan names another one."""
+    person = make_user("invited")
+    request = RequestFactory().get("/")
+    request.user = person
+    request.session = {}  # type: ignore[assignment]
+    if written == "orm":
+        sql, params = visible_games(request, Game.objects.all()).query.sql_with_params()
+    else:
+        condition, params = visible_sql(request, "g")  # type: ignore[assignment]
+        sql = f"SELECT g.id FROM {Game._meta.db_table} g WHERE {condition}"
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(line for (line,) in cursor.fetchall())
+    assert "email_invitation_to" in plan, plan
