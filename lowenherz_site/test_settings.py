@@ -36,3 +36,21 @@ for _name in ("REDIS_URL", "CACHE_URL"):
         )
 
 from lowenherz_site.settings import *  # noqa: E402, F403
+
+if os.environ.get("PYTEST_VERSION"):  # set by pytest, and inherited by what the tests start
+    from django.contrib.auth.hashers import Argon2PasswordHasher
+
+    class QuickArgon2PasswordHasher(Argon2PasswordHasher):
+        """Argon2 with the least work: the suite makes hundreds of people, and the real
+        parameters cost about a second each on this machine. Its hashes are Argon2's own
+        format (the parameters written in each), so a web process on the real settings, as
+        the fault tests start, verifies them as any other (and hashes them again)."""
+
+        time_cost = 1
+        memory_cost = 8
+        parallelism = 1
+
+    PASSWORD_HASHERS = [
+        "lowenherz_site.test_settings.QuickArgon2PasswordHasher",
+        *PASSWORD_HASHERS,  # noqa: F405
+    ]
