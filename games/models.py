@@ -145,13 +145,19 @@ def fresh_mark() -> int:
 UNSEEN_GAME_COLUMNS = frozenset({"work_due_since", "events_stored", "records_stored"})
 
 
+def marked(values: dict[str, Any]) -> dict[str, Any]:
+    """The columns an UPDATE of a game's row writes: every write moves its live mark on,
+    but one of columns no page shows (the events a count is kept of tell their own
+    readers, games.signals). No columns: the mark alone."""
+    if not values or not set(values) <= UNSEEN_GAME_COLUMNS:
+        return {"live_mark": fresh_mark(), **values}
+    return values
+
+
 class GameQuerySet(models.QuerySet["Game"]):
     def update(self, **kwargs: Any) -> int:
-        """Every write to a game's row moves its live mark on, but one of columns no page
-        shows (the events a count is kept of tell their own readers, games.signals)."""
-        if not kwargs or not set(kwargs) <= UNSEEN_GAME_COLUMNS:  # `update()`: marks alone
-            kwargs.setdefault("live_mark", fresh_mark())
-        return super().update(**kwargs)
+        """Every write to a game's row moves its live mark on (`marked`)."""
+        return super().update(**marked(kwargs))
 
 
 FINISHED = Q(status="finished")  # the archive's indexes' condition (Game.Status.FINISHED)

@@ -724,6 +724,7 @@ def _send(
         hold_until=hold_until,
         summary=summary or {},
         messages_upto=upto,
+        unsubscribe=context["unsubscribe_url"],
     )
 
 

@@ -74,14 +74,27 @@ def read(model: type[Model], values: Sequence[Any], fields: Sequence[Any] = ()) 
     """An instance of `model` from its columns' values (`columns`' order, or that of
     `fields`, the others then deferred: read if ever asked for) as the cursor gave them
     (None: no row was joined), converted as the ORM converts them (a JSON field's text)."""
-    fields = fields or model._meta.concrete_fields
-    if values[list(fields).index(model._meta.pk)] is None:
+    names, pk_at, converting = _reading(model, tuple(fields or model._meta.concrete_fields))
+    assert len(values) == len(names), "a value for each column"
+    if values[pk_at] is None:
         return None
-    converted = [
-        reduce(lambda value, convert: convert(value, field, connection), _converters(field), raw)
-        for field, raw in zip(fields, values, strict=True)
-    ]
-    return model.from_db(DEFAULT_DB_ALIAS, [f.attname for f in fields], converted)
+    converted = list(values)
+    for at, field, converters in converting:  # most columns need none: left as they came
+        converted[at] = reduce(
+            lambda value, convert: convert(value, field, connection), converters, values[at]
+        )
+    return model.from_db(DEFAULT_DB_ALIAS, names, converted)
+
+
+@functools.lru_cache(maxsize=32)  # one entry a (model, columns) read here
+def _reading(
+    model: type[Model], fields: tuple[Any, ...]
+) -> tuple[list[str], int, list[tuple[int, Any, list[Callable[..., Any]]]]]:
+    """What `read` works out once per model and columns (issue 25: it read every seat,
+    game and email of a phase told): the attribute names, where the id is, and the
+    columns that have converters, with them."""
+    converting = [(at, f, _converters(f)) for at, f in enumerate(fields) if _converters(f)]
+    return [f.attname for f in fields], fields.index(model._meta.pk), converting
 
 
 def _converters(field: Any) -> list[Callable[..., Any]]:
