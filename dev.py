@@ -83,6 +83,12 @@ def manage(*args: str) -> None:
     run(str(PYTHON), "manage.py", *args)
 
 
+def declare_queues() -> None:
+    """Both workers of `run` start at once: their queues are declared first, one at a time
+    (lowenherz_site.celery.declare_queues says why)."""
+    run(str(PYTHON), "-c", "from lowenherz_site.celery import declare_queues; declare_queues()")
+
+
 def start(*args: str) -> subprocess.Popen:
     """A child in its own session: Ctrl-C reaches only dev.py, which stops it in order."""
     return subprocess.Popen(list(args), cwd=ROOT, env=venv_env(), start_new_session=True)
@@ -330,8 +336,7 @@ def cmd_run(extra: list[str]) -> None:
     record_run(os.environ, var_dir())  # before the demo's first email, as manage.py reads it
     manage("migrate", "--no-input", "-v", "0")
     manage("seed_demo")
-    # Both workers below start at once: their queues are declared first, one at a time.
-    manage("declare_queues")
+    declare_queues()
     stop_on_sigterm()
     worker = computers = server = None
     try:

@@ -74,7 +74,8 @@ def route_task(
 
 
 def declare_queues() -> None:
-    """Declare every queue of the settings once, before the workers start (`dev.py run`).
+    """Declare every queue of the settings once, before the workers start (`dev.py run`
+    calls it).
 
     Why: on the embedded file-system broker, kombu writes a queue's binding into a file
     shared by all queues without guarding its creation (it truncates the file, then

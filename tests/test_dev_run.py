@@ -181,6 +181,7 @@ def test_dev_run_on_another_address_gives_the_site_its_own_secrets(tmp_path, mon
     monkeypatch.setattr(os, "environ", {**environ, "LOWENHERZ_VAR": str(tmp_path)})
     started: list[dict[str, str]] = []
     monkeypatch.setattr(dev, "manage", lambda *args: None)
+    monkeypatch.setattr(dev, "declare_queues", lambda: None)
     monkeypatch.setattr(dev, "stop_on_sigterm", lambda: None)
     monkeypatch.setattr(dev, "stop", lambda process: None)
     monkeypatch.setattr(dev, "start", lambda *args: started.append(dict(os.environ)) or Ended())
@@ -201,6 +202,7 @@ def test_dev_run_declares_the_queues_before_it_starts_a_worker(tmp_path, monkeyp
     monkeypatch.setattr(os, "environ", {**os.environ, "LOWENHERZ_VAR": str(tmp_path)})
     done: list[str] = []
     monkeypatch.setattr(dev, "manage", lambda *args: done.append(args[0]))
+    monkeypatch.setattr(dev, "declare_queues", lambda: done.append("declare_queues"))
     monkeypatch.setattr(dev, "stop_on_sigterm", lambda: None)
     monkeypatch.setattr(dev, "stop", lambda process: None)
     monkeypatch.setattr(dev, "start", lambda *args: done.append("start") or Ended())
@@ -247,6 +249,7 @@ def test_dev_run_records_what_it_serves_with_before_anything_runs(tmp_path, monk
     monkeypatch.setattr(os, "environ", {**environ, "LOWENHERZ_VAR": str(tmp_path)})
     recorded: list[dict[str, str]] = []
     monkeypatch.setattr(dev, "manage", lambda *args: recorded.append(recorded_run(tmp_path)))
+    monkeypatch.setattr(dev, "declare_queues", lambda: None)
     monkeypatch.setattr(dev, "stop_on_sigterm", lambda: None)
     monkeypatch.setattr(dev, "stop", lambda process: None)
     monkeypatch.setattr(dev, "start", lambda *args: Ended())
