@@ -21,17 +21,20 @@ What depends only on the terrain (its cells, the rim and its coordinates, the cl
 targets' shapes and names) is drawn once per layout and kept in this process
 (`_layout`, a few dozen layouts at most): the terrain is public and the same for every
 viewer. Everything a viewer's view decides (regions, walls, pieces, alliances, which
-targets are legal, the cells' names) is drawn for each request.
+targets are legal, the cells' names) is drawn for each view, and the whole drawing kept
+by that view's parts it is drawn from (`render_board`, a few hundred drawings).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from html import escape
 from math import ceil
-from typing import Any
+from typing import Any, cast
 
 from django.utils.translation import get_language, pgettext, pgettext_lazy
 from django.utils.translation import gettext as _
@@ -104,8 +107,34 @@ _DEFS = """<defs>
 </defs>"""
 
 
+# What of a view the board is drawn from: `_draw` is handed these keys alone, so nothing
+# else of the view can change the drawing, and a drawing kept by them (`render_board`) is
+# the one drawn afresh.
+DRAWN = ("board", "regions", "neutral_zones", "walls", "alliances", "castles", "knights", "ask")
+BOARDS_KEPT = 256  # drawings kept per process (some 60 KB each): the boards open pages show
+_boards: OrderedDict[tuple[str, bool, str | None, str | None], str] = OrderedDict()
+_boards_lock = threading.Lock()
+
+
 def render_board(v: View, interactive: bool = False, element_id: str | None = None) -> str:
-    """The board of view `v` as one `<svg>` element, with the DOM id `element_id`."""
+    """The board of view `v` as one `<svg>` element, with the DOM id `element_id`; kept in
+    this process by what it is drawn from (the view's `DRAWN` parts, as text), how and in
+    which language: a page drawn again for the same board (every poll that finds the game
+    changed, each reader of the same view) draws it once. The key is the view's own
+    content, so a kept drawing is never one of a view another reader was given."""
+    drawn = {key: v[key] for key in DRAWN if key in v}  # type: ignore[literal-required]
+    key = (repr(drawn), interactive, element_id, get_language())
+    svg = _boards.get(key)
+    if svg is None:
+        svg = _draw(cast(View, drawn), interactive, element_id)
+        with _boards_lock:
+            _boards[key] = svg
+            while len(_boards) > BOARDS_KEPT:
+                _boards.popitem(last=False)
+    return svg
+
+
+def _draw(v: View, interactive: bool, element_id: str | None) -> str:
     rows: list[str] = v["board"]
     width, height = len(rows[0]), len(rows)
     layout = _layout(tuple(rows), get_language())

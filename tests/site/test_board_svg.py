@@ -12,6 +12,7 @@ from engine.board import DATA
 from engine.notation import format_edge, parse_edge
 from engine.view import view
 from games.play_forms import SwordsForm
+from games.show import board_svg
 from games.show.board_svg import COLOURS, default_kind, render_board
 from tests.engine_helpers import Play, game
 
@@ -321,3 +322,59 @@ def test_the_board_s_own_size_gives_each_cell_44_css_pixels():
     width = float(root.get("width"))
     view_width = float(root.get("viewBox").split()[2])
     assert 40 * width / view_width >= 44
+
+
+# --- drawings kept (board_svg.render_board) ---------------------------------------------
+
+
+def _variants() -> list[tuple[dict, bool, str | None]]:
+    """Views that differ from a first one in each part the board is drawn from (and in
+    parts it is not), drawn plain and interactive, with and without an id."""
+    first, walls_view = basic_view("red"), performing_walls()[0]
+    changed = [first, walls_view, view(game(), None), view(game(), "ochre")]
+    for key in board_svg.DRAWN:
+        if key == "board":
+            rows = list(first["board"])
+            rows[0] = ("F" if rows[0][0] != "F" else "H") + rows[0][1:]
+            changed.append({**first, "board": rows})
+        elif key == "ask":
+            changed.append({**first, "ask": walls_view.get("ask")})
+        else:
+            changed.append({**first, key: _other(key, first)})
+    changed.append({**first, "players": {}})  # not drawn: the same drawing
+    return [(v, how, ident) for v in changed for how in (False, True) for ident in (None, "b")]
+
+
+def test_a_kept_drawing_is_the_one_drawn_afresh_whatever_changed():
+    """Every part of the view the board is drawn from, the way it is drawn and the
+    language are in the key: leave one out and a kept drawing of another view comes back."""
+    board_svg._boards.clear()
+    for language in ("en-gb", "de", "en-gb"):
+        with translation.override(language):
+            for v, how, ident in _variants():
+                fresh = board_svg._draw(v, how, ident)
+                assert render_board(v, interactive=how, element_id=ident) == fresh
+                assert render_board(v, interactive=how, element_id=ident) == fresh
+
+
+def test_a_bounded_number_of_drawings_kept():
+    board_svg._boards.clear()
+    v = basic_view()
+    for n in range(board_svg.BOARDS_KEPT + 10):
+        render_board(v, element_id=f"board-{n}")
+    assert len(board_svg._boards) == board_svg.BOARDS_KEPT
+
+
+def _other(key: str, v: dict) -> list:
+    """Another value of the view's part `key` than `v`'s, of its shape."""
+    castles = [r["castle"] for r in v["regions"]]
+    other = {
+        "regions": v["regions"][:-1],
+        "neutral_zones": v["neutral_zones"][:-1] or [{"cells": [[0, 0], [0, 1]]}],
+        "walls": [*v["walls"], [[0, 0], [1, 0]]],
+        "alliances": [castles[:2]],
+        "castles": v["castles"][:-1],
+        "knights": [*v["knights"], [0, 0, "red"]],
+    }[key]
+    assert other != v.get(key, [])
+    return other
