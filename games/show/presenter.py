@@ -206,6 +206,10 @@ class Presentation:
         A phase's are kept: an email checks them for news, then tells them."""
         if phase_number is not None and last is None:
             return list(self._phase_events(phase_number))
+        if phase_number is None and last is not None:  # the page's log, on every request
+            marks = None if self.everything else readable_marks(self.colour)
+            newest = _newest_rows(self.game.pk, marks, last)
+            return [self.row_line(row) for row in reversed(newest)]
         rows = self.visible_events()
         if phase_number is not None:
             rows = rows.filter(phase_number=phase_number)
@@ -403,9 +407,26 @@ WHERE game_id = %s AND phase_number >= %s AND phase_number <= %s
   AND to_colour IN ({", ".join(["%s"] * len(marks))})
 ORDER BY "index"
 """
+    return _read(sql, [game_id, first, last, *marks])
+
+
+def _newest_rows(game_id: int, marks: list[str] | None, last: int) -> list[EventRow]:
+    """The game's newest `last` events marked with one of `marks` (`readable_marks`; None:
+    all of them), newest first: the game page's log, as SQL (the ORM's building of it cost
+    the page more than the query)."""
+    readable = "" if marks is None else f"AND to_colour IN ({', '.join(['%s'] * len(marks))})"
+    sql = f"""SELECT {_EVENT_COLUMNS} FROM {Event._meta.db_table}
+WHERE game_id = %s {readable}
+ORDER BY "index" DESC LIMIT %s
+"""
+    return _read(sql, [game_id, *(marks or []), last])
+
+
+def _read(sql: str, params: list[Any]) -> list[EventRow]:
+    """The rows of an event query of `EVENT_ROW_FIELDS`, `data` decoded as its field does."""
     data: Any = Event._meta.get_field("data")
     with connection.cursor() as cursor:
-        cursor.execute(sql, [game_id, first, last, *marks])
+        cursor.execute(sql, params)
         found = cursor.fetchall()
     at = EVENT_ROW_FIELDS.index("data")
     decoded = (
