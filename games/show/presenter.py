@@ -22,6 +22,7 @@ from dataclasses import dataclass, fields
 from datetime import tzinfo
 from functools import cached_property
 from itertools import starmap
+from operator import attrgetter
 from typing import Any
 
 from django.db import connection
@@ -69,6 +70,13 @@ class EventRow:
 
 
 EVENT_ROW_FIELDS = tuple(f.name for f in fields(EventRow))
+_row_values = attrgetter(*EVENT_ROW_FIELDS)
+
+
+def rows_key(rows: Sequence[EventRow]) -> str:
+    """Rows as text, every field of each: a key for what is made of them."""
+    return repr([_row_values(row) for row in rows])
+
 
 # An event's sentence, kept in this process for the next page that shows it: the game
 # page words its last 50 events on every request, and an event, once written, says the
@@ -207,9 +215,7 @@ class Presentation:
         if phase_number is not None and last is None:
             return list(self._phase_events(phase_number))
         if phase_number is None and last is not None:  # the page's log, on every request
-            marks = None if self.everything else readable_marks(self.colour)
-            newest = _newest_rows(self.game.pk, marks, last)
-            return [self.row_line(row) for row in reversed(newest)]
+            return [self.row_line(row) for row in reversed(self.newest_rows(last))]
         rows = self.visible_events()
         if phase_number is not None:
             rows = rows.filter(phase_number=phase_number)
@@ -217,6 +223,18 @@ class Presentation:
             newest = list(rows_of(rows.order_by("-index")[:last]))
             return [self.row_line(row) for row in reversed(newest)]
         return [self.row_line(row) for row in rows_of(rows.order_by("index"))]
+
+    def newest_rows(self, last: int) -> list[EventRow]:
+        """The newest `last` events this viewer may read, newest first, as plain rows."""
+        marks = None if self.everything else readable_marks(self.colour)
+        return _newest_rows(self.game.pk, marks, last)
+
+    def wording_key(self) -> tuple[Any, ...]:
+        """Everything `row_line` words a row by besides the row itself (`worded`'s key
+        without the event): the names, the reader, the time zone and the language."""
+        reader = None if self.everything else self.colour
+        zone = self.zone or timezone.get_current_timezone()
+        return (self._names_key, reader, zone, get_language())
 
     def _phase_events(self, phase_number: int) -> list[EventLine]:
         if phase_number not in self._phase_lines:

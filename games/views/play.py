@@ -9,6 +9,8 @@ last events.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -46,7 +48,7 @@ from games.reversing import reverse_cached
 from games.show.board_svg import render_board
 from games.show.command_words import to_english
 from games.show.help import help_for
-from games.show.presenter import Presentation, present
+from games.show.presenter import EventLine, Presentation, present, rows_key
 from games.show.view_text import absence_policy, asked, deadline_text, examples, hand
 from games.show.words import action_text, away_name, card_text, refusal_text
 from games.views.chat import draft_of
@@ -187,8 +189,31 @@ LOG_LINE = '<li class="log-line{}"><span class="text-muted">{}</span> · {}{}</l
 PRIVATE_LINE = " private"  # the line's class beside log-line, for a private event
 
 
+# The log's lines kept per process (`_log`): the page writes the same fifty on every request.
+LOGS_KEPT = 256  # some 10 KB each
+_logs: OrderedDict[tuple[str, tuple[Any, ...]], SafeString] = OrderedDict()
+_logs_lock = threading.Lock()
+
+
 def _log(shown: Presentation) -> SafeString:
-    """The last events, newest first, as the lines of the log's list: written here rather
+    """The last events the reader may read, newest first, as the lines of the log's list
+    (`_log_lines`); kept by everything they are made of: those events' rows, read for this
+    reader, and what their sentences are worded by (`Presentation.wording_key`: the
+    names, the reader, the time zone, the language, which the headings are in too)."""
+    rows = shown.newest_rows(EVENTS_SHOWN)
+    key = (rows_key(rows), shown.wording_key())
+    html = _logs.get(key)
+    if html is None:
+        html = _log_lines([shown.row_line(row) for row in reversed(rows)])
+        with _logs_lock:
+            _logs[key] = html
+            while len(_logs) > LOGS_KEPT:
+                _logs.popitem(last=False)
+    return html
+
+
+def _log_lines(events: list[EventLine]) -> SafeString:
+    """The events, oldest first, as the log's lines, newest first: written here rather
     than by the template, where its fifty lines were half the page's template work; each
     word translated, and each turn's heading escaped, once for all the lines. What
     format_html_join would write, without escaping the constant class and badge again on
@@ -197,7 +222,7 @@ def _log(shown: Presentation) -> SafeString:
     only_you = format_html(' <span class="badge text-bg-light">{}</span>', gettext("only you"))
     headings: dict[int, str] = {}
     lines = []
-    for line in reversed(shown.events(last=EVENTS_SHOWN)):
+    for line in reversed(events):
         heading = headings.get(line.turn)
         if heading is None:
             heading = headings[line.turn] = conditional_escape(turn % {"turn": line.turn})
