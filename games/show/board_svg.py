@@ -111,7 +111,7 @@ _DEFS = """<defs>
 # else of the view can change the drawing, and a drawing kept by them (`render_board`) is
 # the one drawn afresh.
 DRAWN = ("board", "regions", "neutral_zones", "walls", "alliances", "castles", "knights", "ask")
-BOARDS_KEPT = 256  # drawings kept per process (some 60 KB each): the boards open pages show
+BOARDS_KEPT = 64  # drawings kept per process (an interactive one ~110 KB): some 7 MB at most
 _boards: OrderedDict[tuple[str, bool, str | None, str | None], str] = OrderedDict()
 _boards_lock = threading.Lock()
 
