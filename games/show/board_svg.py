@@ -27,8 +27,6 @@ by that view's parts it is drawn from (`render_board`, a few hundred drawings).
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -42,6 +40,7 @@ from django.utils.translation import gettext as _
 from engine.board import column_name
 from engine.notation import format_cell, format_edge
 from engine.view import Ask, RegionView, View, ZoneView
+from games.kept import Kept
 from games.show.words import colour_letter, colour_word
 
 CELL = 40  # pixels per cell
@@ -112,8 +111,7 @@ _DEFS = """<defs>
 # the one drawn afresh.
 DRAWN = ("board", "regions", "neutral_zones", "walls", "alliances", "castles", "knights", "ask")
 BOARDS_KEPT = 64  # drawings kept per process (an interactive one ~110 KB): some 7 MB at most
-_boards: OrderedDict[tuple[str, bool, str | None, str | None], str] = OrderedDict()
-_boards_lock = threading.Lock()
+_boards: Kept[tuple[str, bool, str | None, str | None], str] = Kept(BOARDS_KEPT)
 
 
 def render_board(v: View, interactive: bool = False, element_id: str | None = None) -> str:
@@ -124,14 +122,7 @@ def render_board(v: View, interactive: bool = False, element_id: str | None = No
     content, so a kept drawing is never one of a view another reader was given."""
     drawn = {key: v[key] for key in DRAWN if key in v}  # type: ignore[literal-required]
     key = (repr(drawn), interactive, element_id, get_language())
-    svg = _boards.get(key)
-    if svg is None:
-        svg = _draw(cast(View, drawn), interactive, element_id)
-        with _boards_lock:
-            _boards[key] = svg
-            while len(_boards) > BOARDS_KEPT:
-                _boards.popitem(last=False)
-    return svg
+    return _boards.get_or_make(key, lambda: _draw(cast(View, drawn), interactive, element_id))
 
 
 def _draw(v: View, interactive: bool, element_id: str | None) -> str:

@@ -15,8 +15,6 @@ archive, where every secret is revealed.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from datetime import tzinfo
@@ -32,6 +30,7 @@ from django.utils.translation import get_language
 
 from engine.game import GameState
 from engine.view import View, view
+from games.kept import Kept
 from games.models import (
     PERSON,
     Event,
@@ -85,8 +84,7 @@ def rows_key(rows: Sequence[EventRow]) -> str:
 # reader (only a private event's own reader is told "You"), the time zone and the
 # language; so a kept sentence is never one another reader was told.
 SENTENCES_KEPT = 4096  # a few hundred bytes each
-_sentences: OrderedDict[tuple[Any, ...], str] = OrderedDict()
-_sentences_lock = threading.Lock()
+_sentences: Kept[tuple[Any, ...], str] = Kept(SENTENCES_KEPT)
 
 
 def worded(
@@ -98,14 +96,7 @@ def worded(
 ) -> str:
     """`describe(words, names, reader, zone)`, kept (`names_key`: `names`' items)."""
     key = (repr(words), names_key, reader, zone or timezone.get_current_timezone(), get_language())
-    text = _sentences.get(key)
-    if text is None:
-        text = describe(words, names, reader, zone)
-        with _sentences_lock:
-            _sentences[key] = text
-            while len(_sentences) > SENTENCES_KEPT:
-                _sentences.popitem(last=False)
-    return text
+    return _sentences.get_or_make(key, lambda: describe(words, names, reader, zone))
 
 
 def rows_of(events: EventQuerySet) -> Iterator[EventRow]:

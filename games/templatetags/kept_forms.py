@@ -15,8 +15,6 @@ A bound form (input kept after a refusal, with its errors), or one given initial
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from crispy_forms.templatetags.crispy_forms_filters import as_crispy_form
@@ -25,11 +23,12 @@ from django import forms, template
 from django.utils.safestring import SafeString
 from django.utils.translation import get_language
 
+from games.kept import Kept
+
 register = template.Library()
 
 KEPT_FORMS = 256  # drawings kept per process (a few KB each)
-_kept: OrderedDict[str, SafeString] = OrderedDict()
-_lock = threading.Lock()
+_kept: Kept[str, SafeString] = Kept(KEPT_FORMS)
 
 
 def signature(form: forms.BaseForm) -> str | None:
@@ -97,14 +96,4 @@ def crispy_kept(form: forms.BaseForm) -> Any:
     key = signature(form)
     if key is None:
         return as_crispy_form(form)
-    with _lock:
-        html = _kept.get(key)
-        if html is not None:
-            _kept.move_to_end(key)
-            return html
-    html = as_crispy_form(form)
-    with _lock:
-        _kept[key] = html
-        while len(_kept) > KEPT_FORMS:
-            _kept.popitem(last=False)
-    return html
+    return _kept.get_or_make(key, lambda: as_crispy_form(form))

@@ -9,8 +9,6 @@ last events.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,6 +32,7 @@ from engine.view import View
 from games import chat, services
 from games.context_processors import COUNTED
 from games.forms import MessageForm
+from games.kept import Kept
 from games.models import Game, Seat, page_flags, with_pending
 from games.play_forms import (
     FORMS,
@@ -191,8 +190,7 @@ PRIVATE_LINE = " private"  # the line's class beside log-line, for a private eve
 
 # The log's lines kept per process (`_log`): the page writes the same fifty on every request.
 LOGS_KEPT = 256  # some 10 KB each
-_logs: OrderedDict[tuple[str, tuple[Any, ...]], SafeString] = OrderedDict()
-_logs_lock = threading.Lock()
+_logs: Kept[tuple[str, tuple[Any, ...]], SafeString] = Kept(LOGS_KEPT)
 
 
 def _log(shown: Presentation) -> SafeString:
@@ -202,14 +200,9 @@ def _log(shown: Presentation) -> SafeString:
     names, the reader, the time zone, the language, which the headings are in too)."""
     rows = shown.newest_rows(EVENTS_SHOWN)
     key = (rows_key(rows), shown.wording_key())
-    html = _logs.get(key)
-    if html is None:
-        html = _log_lines([shown.row_line(row) for row in reversed(rows)])
-        with _logs_lock:
-            _logs[key] = html
-            while len(_logs) > LOGS_KEPT:
-                _logs.popitem(last=False)
-    return html
+    return _logs.get_or_make(
+        key, lambda: _log_lines([shown.row_line(row) for row in reversed(rows)])
+    )
 
 
 def _log_lines(events: list[EventLine]) -> SafeString:
